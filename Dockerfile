@@ -1,0 +1,31 @@
+# syntax=docker/dockerfile:1
+# Build: compile TypeScript with the dev dependencies.
+FROM node:22-alpine AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+# Production dependencies only.
+FROM node:22-alpine AS deps
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev
+
+FROM node:22-alpine
+ENV NODE_ENV=production \
+    HOST=0.0.0.0 \
+    PORT=4242 \
+    DATA_DIR=/app/data
+WORKDIR /app
+COPY --from=deps /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY package.json ./
+COPY migrations ./migrations
+RUN mkdir -p /app/data && chown node:node /app/data
+USER node
+EXPOSE 4242
+HEALTHCHECK --interval=10s --timeout=3s CMD wget -qO- http://127.0.0.1:4242/ready || exit 1
+CMD ["node", "dist/server.js"]

@@ -1,0 +1,212 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import type { Database } from '../db/types.js'
+import { errorResponses } from '../errors.js'
+import { recordEvent } from '../events/events.store.js'
+import { EmptyReply, FeatureParams, ProjectParams } from '../http/schemas.js'
+import {
+  EnableEnvironment,
+  Environment,
+  Feature,
+  FeatureDetails,
+  NewEnvironment,
+  NewFeature,
+  NewProject,
+  Project,
+} from './catalog.schemas.js'
+import {
+  enableEnvironment,
+  getFeatureDetails,
+  getProject,
+  insertEnvironment,
+  insertFeature,
+  insertProject,
+  listEnvironments,
+  listFeatures,
+  listProjects,
+} from './catalog.store.js'
+
+export const projectRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
+  app.get(
+    '/api/admin/projects',
+    {
+      schema: {
+        tags: ['Projects'],
+        summary: 'List the projects the token can see',
+        response: { 200: Type.Object({ projects: Type.Array(Project) }), ...errorResponses(403) },
+      },
+    },
+    async (request) => ({ projects: await listProjects(db, request.token) }),
+  )
+
+  app.post(
+    '/api/admin/projects',
+    {
+      config: { admin: true },
+      schema: {
+        tags: ['Projects'],
+        summary: 'Create a project (needs a */* token)',
+        body: NewProject,
+        response: { 201: Project, ...errorResponses(400, 403, 409, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      const project = await db.transaction().execute(async (trx) => {
+        const created = await insertProject(trx, request.body)
+        await recordEvent(trx, {
+          type: 'project-created',
+          createdBy: request.token.name,
+          project: created.id,
+          data: request.body,
+        })
+        return created
+      })
+      return reply.code(201).send(project)
+    },
+  )
+
+  app.get(
+    '/api/admin/projects/:projectId',
+    {
+      schema: {
+        tags: ['Projects'],
+        summary: 'Get a project',
+        params: ProjectParams,
+        response: { 200: Project, ...errorResponses(400, 403, 404) },
+      },
+    },
+    async (request) => getProject(db, request.params.projectId),
+  )
+
+  app.post(
+    '/api/admin/projects/:projectId/environments',
+    {
+      config: { admin: true },
+      schema: {
+        tags: ['Environments'],
+        summary: 'Enable an environment in a project (needs a */* token)',
+        description:
+          'Every feature of the project gets a feature-environment there (disabled, no variants). Enabling an environment already enabled changes nothing.',
+        params: ProjectParams,
+        body: EnableEnvironment,
+        response: { 200: EmptyReply, ...errorResponses(400, 403, 404, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      await db
+        .transaction()
+        .execute((trx) =>
+          enableEnvironment(trx, request.params.projectId, request.body.environment),
+        )
+      return reply.code(200).send()
+    },
+  )
+}
+
+export const environmentRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (
+  app,
+  { db },
+) => {
+  app.get(
+    '/api/admin/environments',
+    {
+      schema: {
+        tags: ['Environments'],
+        summary: 'List environments',
+        response: {
+          200: Type.Object({ environments: Type.Array(Environment) }),
+          ...errorResponses(),
+        },
+      },
+    },
+    async () => ({ environments: await listEnvironments(db) }),
+  )
+
+  app.post(
+    '/api/admin/environments',
+    {
+      config: { admin: true },
+      schema: {
+        tags: ['Environments'],
+        summary: 'Create an environment (needs a */* token)',
+        description: 'Environments are global; enable one in a project to use it there.',
+        body: NewEnvironment,
+        response: { 201: Environment, ...errorResponses(400, 403, 409, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      const environment = await db.transaction().execute(async (trx) => {
+        const created = await insertEnvironment(trx, request.body)
+        await recordEvent(trx, {
+          type: 'environment-created',
+          createdBy: request.token.name,
+          environment: created.name,
+          data: request.body,
+        })
+        return created
+      })
+      return reply.code(201).send(environment)
+    },
+  )
+}
+
+export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
+  app.post(
+    '/api/admin/projects/:projectId/features',
+    {
+      schema: {
+        tags: ['Features'],
+        summary: 'Create a feature flag',
+        description:
+          'The feature gets a disabled feature-environment with no variants in every environment enabled in the project, and enters the lifecycle stage `initial`.',
+        params: ProjectParams,
+        body: NewFeature,
+        response: { 201: Feature, ...errorResponses(400, 403, 404, 409, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      const { projectId } = request.params
+      const feature = await db.transaction().execute(async (trx) => {
+        const created = await insertFeature(trx, projectId, request.body)
+        await recordEvent(trx, {
+          type: 'feature-created',
+          createdBy: request.token.name,
+          project: projectId,
+          featureName: created.name,
+          data: { name: created.name, description: created.description, type: created.type },
+        })
+        return created
+      })
+      return reply.code(201).send(feature)
+    },
+  )
+
+  app.get(
+    '/api/admin/projects/:projectId/features',
+    {
+      schema: {
+        tags: ['Features'],
+        summary: 'List the features of a project',
+        params: ProjectParams,
+        response: {
+          200: Type.Object({ features: Type.Array(Feature) }),
+          ...errorResponses(400, 403, 404),
+        },
+      },
+    },
+    async (request) => ({ features: await listFeatures(db, request.params.projectId) }),
+  )
+
+  app.get(
+    '/api/admin/projects/:projectId/features/:featureName',
+    {
+      schema: {
+        tags: ['Features'],
+        summary: 'Get a feature with its environments and current lifecycle stage',
+        params: FeatureParams,
+        response: { 200: FeatureDetails, ...errorResponses(400, 403, 404) },
+      },
+    },
+    async (request) => getFeatureDetails(db, request.params.projectId, request.params.featureName),
+  )
+}

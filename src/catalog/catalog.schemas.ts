@@ -1,0 +1,87 @@
+import { Type } from '@sinclair/typebox'
+import { Nullable, StringEnum, Timestamp, UrlFriendly } from '../http/schemas.js'
+import { Variant } from '../variants/variants.schemas.js'
+
+const Description = Type.String({ maxLength: 1000 })
+
+export const NewProject = Type.Object(
+  {
+    id: UrlFriendly('URL-friendly id, used in paths'),
+    name: Type.String({ minLength: 1, maxLength: 100 }),
+    description: Type.Optional(Description),
+  },
+  { additionalProperties: false },
+)
+
+export const Project = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  description: Nullable(Type.String()),
+  createdAt: Timestamp,
+})
+
+export const NewEnvironment = Type.Object(
+  {
+    name: UrlFriendly('URL-friendly environment name'),
+    type: Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'Free text, e.g. development, production',
+    }),
+  },
+  { additionalProperties: false },
+)
+
+export const Environment = Type.Object({
+  name: Type.String(),
+  type: Type.String(),
+  createdAt: Timestamp,
+})
+
+export const EnableEnvironment = Type.Object(
+  { environment: UrlFriendly('Name of an existing environment') },
+  { additionalProperties: false },
+)
+
+export const FEATURE_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission']
+
+export const NewFeature = Type.Object(
+  {
+    name: UrlFriendly('Unique across the whole instance'),
+    description: Type.Optional(Description),
+    type: Type.Optional(StringEnum(FEATURE_TYPES, { default: 'release' })),
+  },
+  { additionalProperties: false },
+)
+
+export const Feature = Type.Object({
+  name: Type.String(),
+  project: Type.String(),
+  description: Nullable(Type.String()),
+  type: Type.String(),
+  createdAt: Timestamp,
+})
+
+export const LifecycleStage = Type.Object({
+  stage: StringEnum(['initial', 'completed']),
+  enteredStageAt: Timestamp,
+  status: Type.Optional(StringEnum(['kept', 'discarded'])),
+  statusValue: Type.Optional(Type.String()),
+})
+
+export const FeatureDetails = Type.Composite([
+  Feature,
+  Type.Object({
+    lifecycle: Type.Object(
+      { stage: StringEnum(['initial', 'completed']), enteredStageAt: Timestamp },
+      { description: 'The stage entered last' },
+    ),
+    environments: Type.Array(
+      Type.Object({
+        name: Type.String(),
+        enabled: Type.Boolean(),
+        variants: Type.Array(Variant),
+      }),
+    ),
+  }),
+])

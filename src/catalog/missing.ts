@@ -1,0 +1,53 @@
+import { sql } from 'kysely'
+import type { Queryable } from '../db/types.js'
+import { type ApiError, notFound } from '../errors.js'
+
+interface Target {
+  project: string
+  feature?: string
+  environment?: string
+}
+
+/**
+ * Explains why a lookup of project / feature-in-project / enabled environment found nothing,
+ * in one query. Only called on the error path; the happy path finds its row directly.
+ */
+export async function explainMissing(db: Queryable, target: Target): Promise<ApiError> {
+  return (
+    (await findMissing(db, target, true)) ?? notFound(`Not found in project ${target.project}`)
+  )
+}
+
+/** The 404 for the first of project, feature in project, environment (enabled) that is missing. */
+export async function findMissing(
+  db: Queryable,
+  target: Target,
+  environmentMustBeEnabled: boolean,
+): Promise<ApiError | undefined> {
+  const { project, feature = '', environment = '' } = target
+  const { rows } = await sql<{
+    project: boolean
+    feature_project: string | null
+    environment: boolean
+    enabled: boolean
+  }>`SELECT
+      EXISTS (SELECT 1 FROM projects WHERE id = ${project}) AS project,
+      (SELECT project_id FROM features WHERE name = ${feature}) AS feature_project,
+      EXISTS (SELECT 1 FROM environments WHERE name = ${environment}) AS environment,
+      EXISTS (SELECT 1 FROM project_environments
+              WHERE project_id = ${project} AND environment_name = ${environment}) AS enabled`.execute(
+    db,
+  )
+  const found = rows[0]
+  if (!found?.project) return notFound(`Project ${project} does not exist`)
+  if (target.feature !== undefined && found.feature_project !== project) {
+    return notFound(`Feature ${feature} does not exist in project ${project}`)
+  }
+  if (target.environment !== undefined) {
+    if (!found.environment) return notFound(`Environment ${environment} does not exist`)
+    if (environmentMustBeEnabled && !found.enabled) {
+      return notFound(`Environment ${environment} is not enabled in project ${project}`)
+    }
+  }
+  return undefined
+}

@@ -1,0 +1,81 @@
+import type { ColumnType, Generated, Kysely, Transaction } from 'kysely'
+
+type CreatedAt = ColumnType<Date, never, never>
+
+export interface ProjectsTable {
+  id: string
+  name: string
+  description: string | null
+  created_at: CreatedAt
+}
+
+export interface EnvironmentsTable {
+  name: string
+  type: string
+  created_at: CreatedAt
+}
+
+export interface ProjectEnvironmentsTable {
+  project_id: string
+  environment_name: string
+}
+
+export interface FeaturesTable {
+  name: string
+  project_id: string
+  description: string | null
+  type: string
+  created_at: CreatedAt
+}
+
+/** `variants` is JSONB: written as a JSON string, read back parsed. */
+export interface FeatureEnvironmentsTable {
+  feature_name: string
+  environment_name: string
+  enabled: Generated<boolean>
+  variants: ColumnType<unknown, string | undefined, string>
+  revision: Generated<number>
+}
+
+export interface FeatureLifecyclesTable {
+  feature_name: string
+  stage: string
+  status: string | null
+  status_value: string | null
+  entered_stage_at: ColumnType<Date, never, never>
+}
+
+export interface ApiTokensTable {
+  name: string
+  secret_hash: string
+  projects: ColumnType<string[], string, string>
+  environments: ColumnType<string[], string, string>
+  created_at: CreatedAt
+}
+
+export interface EventsTable {
+  id: ColumnType<string | number, never, never>
+  type: string
+  created_at: CreatedAt
+  created_by: string
+  project: string | null
+  feature_name: string | null
+  environment: string | null
+  data: ColumnType<unknown, string | null, never>
+  pre_data: ColumnType<unknown, string | null, never>
+}
+
+export interface DB {
+  projects: ProjectsTable
+  environments: EnvironmentsTable
+  project_environments: ProjectEnvironmentsTable
+  features: FeaturesTable
+  feature_environments: FeatureEnvironmentsTable
+  feature_lifecycles: FeatureLifecyclesTable
+  api_tokens: ApiTokensTable
+  events: EventsTable
+}
+
+export type Database = Kysely<DB>
+/** Either the database handle or an open transaction: stores take whichever the route holds. */
+export type Queryable = Kysely<DB> | Transaction<DB>

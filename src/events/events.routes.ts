@@ -1,0 +1,60 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import type { Database } from '../db/types.js'
+import { errorResponses } from '../errors.js'
+import { Nullable, Timestamp, UrlFriendly } from '../http/schemas.js'
+import { listEvents } from './events.store.js'
+
+const MAX_PAGE = 500
+
+const Event = Type.Object({
+  id: Type.Integer(),
+  type: Type.String(),
+  createdAt: Timestamp,
+  createdBy: Type.String({ description: 'Name of the API token that made the change' }),
+  project: Nullable(Type.String()),
+  featureName: Nullable(Type.String()),
+  environment: Type.Optional(Type.String()),
+  data: Type.Unknown(),
+  preData: Type.Optional(Type.Unknown()),
+})
+
+const EventsQuery = Type.Object({
+  project: Type.Optional(UrlFriendly('Only events of this project')),
+  feature: Type.Optional(UrlFriendly('Only events of this feature')),
+  environment: Type.Optional(UrlFriendly('Only events of this environment')),
+  type: Type.Optional(Type.String({ description: 'Only events of this type' })),
+  limit: Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 100 }),
+  cursor: Type.Optional(
+    Type.String({ pattern: '^[0-9]{1,18}$', description: 'nextCursor of the previous page' }),
+  ),
+})
+
+export const eventsRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
+  app.get(
+    '/api/admin/events',
+    {
+      schema: {
+        tags: ['Events'],
+        summary: 'List events, newest first',
+        description:
+          'Pages of at most `limit` events; pass `nextCursor` as `cursor` for the next page. A token limited to some projects or environments sees only their events.',
+        querystring: EventsQuery,
+        response: {
+          200: Type.Object({ events: Type.Array(Event), nextCursor: Type.Optional(Type.String()) }),
+          ...errorResponses(400, 403),
+        },
+      },
+    },
+    async (request) => {
+      const { cursor, ...filter } = request.query
+      const before = cursor === undefined ? undefined : Number(cursor)
+      const events = await listEvents(db, { ...filter, before }, request.token)
+      const last = events.at(-1)
+      return {
+        events,
+        ...(events.length === filter.limit && last && { nextCursor: String(last.id) }),
+      }
+    },
+  )
+}

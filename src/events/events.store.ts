@@ -1,0 +1,104 @@
+import type { ExpressionBuilder } from 'kysely'
+import { ALL, type TokenScope } from '../auth/tokens.js'
+import type { DB, Queryable } from '../db/types.js'
+
+export type EventType =
+  | 'project-created'
+  | 'environment-created'
+  | 'feature-created'
+  | 'feature-environment-variants-updated'
+  | 'feature-completed'
+  | 'feature-uncompleted'
+  | 'api-token-created'
+  | 'api-token-deleted'
+
+export interface NewEvent {
+  type: EventType
+  createdBy: string
+  project?: string
+  featureName?: string
+  environment?: string
+  data?: unknown
+  preData?: unknown
+}
+
+export interface StoredEvent {
+  id: number
+  type: string
+  createdAt: Date
+  createdBy: string
+  project: string | null
+  featureName: string | null
+  environment?: string
+  data: unknown
+  preData?: unknown
+}
+
+const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value))
+
+/** Call inside the transaction that makes the change, so the event exists exactly when it does. */
+export async function recordEvent(db: Queryable, event: NewEvent): Promise<void> {
+  await db
+    .insertInto('events')
+    .values({
+      type: event.type,
+      created_by: event.createdBy,
+      project: event.project ?? null,
+      feature_name: event.featureName ?? null,
+      environment: event.environment ?? null,
+      data: json(event.data),
+      pre_data: json(event.preData),
+    })
+    .execute()
+}
+
+export interface EventFilter {
+  project?: string
+  feature?: string
+  environment?: string
+  type?: string
+  /** Only events older than this id (the cursor of the previous page). */
+  before?: number
+  limit: number
+}
+
+/** Narrows the listing to what the token may see: its projects, and its environments or none. */
+function inScope(token: TokenScope) {
+  return (eb: ExpressionBuilder<DB, 'events'>) => {
+    const conditions = []
+    if (!token.projects.includes(ALL)) {
+      conditions.push(eb('project', 'in', token.projects))
+    }
+    if (!token.environments.includes(ALL)) {
+      conditions.push(
+        eb.or([eb('environment', 'is', null), eb('environment', 'in', token.environments)]),
+      )
+    }
+    return eb.and(conditions)
+  }
+}
+
+export async function listEvents(
+  db: Queryable,
+  filter: EventFilter,
+  token: TokenScope,
+): Promise<StoredEvent[]> {
+  let query = db.selectFrom('events').selectAll().where(inScope(token))
+  if (filter.project !== undefined) query = query.where('project', '=', filter.project)
+  if (filter.feature !== undefined) query = query.where('feature_name', '=', filter.feature)
+  if (filter.environment !== undefined) query = query.where('environment', '=', filter.environment)
+  if (filter.type !== undefined) query = query.where('type', '=', filter.type)
+  if (filter.before !== undefined) query = query.where('id', '<', filter.before)
+  const rows = await query.orderBy('id', 'desc').limit(filter.limit).execute()
+  return rows.map((row) => ({
+    id: Number(row.id),
+    type: row.type,
+    createdAt: row.created_at,
+    createdBy: row.created_by,
+    project: row.project,
+    featureName: row.feature_name,
+    ...(row.environment !== null && { environment: row.environment }),
+    data: row.data,
+    ...(row.pre_data !== null && { preData: row.pre_data }),
+  }))
+}

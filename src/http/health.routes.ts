@@ -1,0 +1,38 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { sql } from 'kysely'
+import type { Database } from '../db/types.js'
+import { ApiError, problemResponses } from '../errors.js'
+
+export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
+  app.get(
+    '/health',
+    {
+      schema: {
+        tags: ['Operations'],
+        summary: 'The process is up (no token)',
+        response: { 200: Type.Object({ status: Type.Literal('ok') }) },
+      },
+    },
+    async () => ({ status: 'ok' as const }),
+  )
+
+  app.get(
+    '/ready',
+    {
+      schema: {
+        tags: ['Operations'],
+        summary: 'The database answers (no token); 503 otherwise',
+        response: { 200: Type.Object({ status: Type.Literal('ready') }), ...problemResponses(503) },
+      },
+    },
+    async () => {
+      try {
+        await sql`SELECT 1`.execute(db)
+      } catch {
+        throw new ApiError('ServiceUnavailableError', 'The database is not reachable')
+      }
+      return { status: 'ready' as const }
+    },
+  )
+}

@@ -1,0 +1,30 @@
+import { type TSchema, Type } from '@sinclair/typebox'
+
+/** `encodeURIComponent(s) === s`, 1–100 characters, and not `.` or `..` (spec section 1). */
+export const URL_FRIENDLY_PATTERN = "^(?!\\.{1,2}$)[A-Za-z0-9\\-_.!~*'()]{1,100}$"
+
+export const UrlFriendly = (description: string) =>
+  Type.String({ minLength: 1, maxLength: 100, pattern: URL_FRIENDLY_PATTERN, description })
+
+/** A string enum as plain JSON Schema `enum`, which validators and OpenAPI tools both read well. */
+export const StringEnum = <T extends string[]>(values: [...T], options: object = {}) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: values, ...options })
+
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
+
+/** A Date in handlers, an RFC 3339 string on the wire (the serializer formats it). */
+export const Timestamp = Type.Unsafe<Date>({ type: 'string', format: 'date-time' })
+
+export const ProjectParams = Type.Object({ projectId: UrlFriendly('Project id') })
+export const FeatureParams = Type.Object({
+  projectId: UrlFriendly('Project id'),
+  featureName: UrlFriendly('Feature name'),
+})
+export const FeatureEnvironmentParams = Type.Object({
+  projectId: UrlFriendly('Project id'),
+  featureName: UrlFriendly('Feature name'),
+  environment: UrlFriendly('Environment name'),
+})
+
+/** Documents a 200 that has no body; handlers call reply.send() with nothing. */
+export const EmptyReply = Type.Unsafe<undefined>({ description: 'Empty body' })

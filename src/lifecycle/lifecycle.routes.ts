@@ -1,0 +1,85 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import { LifecycleStage } from '../catalog/catalog.schemas.js'
+import type { Database } from '../db/types.js'
+import { errorResponses } from '../errors.js'
+import { EmptyReply, FeatureParams, StringEnum } from '../http/schemas.js'
+import { completeFeature, uncompleteFeature } from './lifecycle.service.js'
+import { listStages } from './lifecycle.store.js'
+
+export const FeatureLifecycleCompleted = Type.Object(
+  {
+    status: StringEnum(['kept', 'discarded'], {
+      description: 'The status of the feature after it is marked completed (case-sensitive)',
+    }),
+    statusValue: Type.Optional(
+      Type.String({ maxLength: 1000, description: 'Metadata stored with the status' }),
+    ),
+  },
+  { additionalProperties: false },
+)
+
+export const lifecycleRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
+  app.post(
+    '/api/admin/projects/:projectId/features/:featureName/lifecycle/complete',
+    {
+      schema: {
+        tags: ['Lifecycle'],
+        summary: 'Mark a feature completed, as kept or discarded',
+        description:
+          'Completing with the values already stored changes nothing and records no event; other values replace them (event feature-completed with preData).',
+        params: FeatureParams,
+        body: FeatureLifecycleCompleted,
+        response: { 200: EmptyReply, ...errorResponses(400, 403, 404, 413, 415) },
+      },
+    },
+    async (request, reply) => {
+      const { projectId: project, featureName: feature } = request.params
+      const completion = {
+        status: request.body.status,
+        statusValue: request.body.statusValue ?? null,
+      }
+      await db
+        .transaction()
+        .execute((trx) =>
+          completeFeature(trx, { project, feature }, completion, request.token.name),
+        )
+      return reply.code(200).send()
+    },
+  )
+
+  app.post(
+    '/api/admin/projects/:projectId/features/:featureName/lifecycle/uncomplete',
+    {
+      schema: {
+        tags: ['Lifecycle'],
+        summary: 'Take a feature out of the completed stage',
+        description:
+          'Records feature-uncompleted with the previous values as preData. A feature that is not completed is left alone (200, no event).',
+        params: FeatureParams,
+        response: { 200: EmptyReply, ...errorResponses(400, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const { projectId: project, featureName: feature } = request.params
+      await db
+        .transaction()
+        .execute((trx) => uncompleteFeature(trx, { project, feature }, request.token.name))
+      return reply.code(200).send()
+    },
+  )
+
+  app.get(
+    '/api/admin/projects/:projectId/features/:featureName/lifecycle',
+    {
+      schema: {
+        tags: ['Lifecycle'],
+        summary: 'The lifecycle stages a feature is in, oldest first',
+        params: FeatureParams,
+        response: { 200: Type.Array(LifecycleStage), ...errorResponses(400, 403, 404) },
+      },
+    },
+    async (request) =>
+      listStages(db, { project: request.params.projectId, feature: request.params.featureName }),
+  )
+}

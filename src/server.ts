@@ -1,0 +1,46 @@
+import pino from 'pino'
+import { buildApp } from './app.js'
+import { ConfigError, loadConfig } from './config.js'
+import { openDatabase } from './startup.js'
+
+function readConfig() {
+  try {
+    return loadConfig()
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message)
+      process.exit(1)
+    }
+    throw error
+  }
+}
+
+const config = readConfig()
+const log = pino({ level: config.logLevel })
+
+try {
+  const database = await openDatabase(config, log)
+  const app = await buildApp(config, { database }, log)
+  await app.listen({ port: config.port, host: config.host })
+
+  let closing = false
+  const shutdown = async (signal: string) => {
+    if (closing) return
+    closing = true
+    log.info({ signal }, 'shutting down: finishing in-flight requests')
+    try {
+      await app.close()
+      await database.db.destroy()
+      log.info('stopped')
+      process.exit(0)
+    } catch (err) {
+      log.error({ err }, 'unclean shutdown')
+      process.exit(1)
+    }
+  }
+  process.once('SIGTERM', () => void shutdown('SIGTERM'))
+  process.once('SIGINT', () => void shutdown('SIGINT'))
+} catch (err) {
+  log.fatal({ err }, 'start-up failed')
+  process.exit(1)
+}

@@ -1,0 +1,88 @@
+import { Type } from '@sinclair/typebox'
+import { StringEnum, UrlFriendly } from '../http/schemas.js'
+
+export const PAYLOAD_TYPES = ['json', 'csv', 'string', 'number']
+export const WEIGHT_TYPES = ['variable', 'fix']
+
+export const Payload = Type.Object(
+  {
+    type: StringEnum(PAYLOAD_TYPES),
+    value: Type.String({
+      minLength: 1,
+      description: 'Always a string; a JSON object or array for json, a number literal for number',
+    }),
+  },
+  { additionalProperties: false },
+)
+
+export const Override = Type.Object(
+  {
+    contextName: Type.String({ minLength: 1 }),
+    values: Type.Array(Type.String()),
+  },
+  { additionalProperties: false },
+)
+
+const variantProperties = {
+  name: UrlFriendly('Unique among the variants of this feature environment'),
+  weight: Type.Integer({
+    minimum: 0,
+    maximum: 1000,
+    description: 'Recomputed for variable variants so that all weights add up to 1000',
+  }),
+  payload: Type.Optional(Payload),
+  overrides: Type.Optional(Type.Array(Override)),
+}
+
+/** A variant as a client may send it: weightType and stickiness may be left out. */
+export const VariantInput = Type.Object(
+  {
+    ...variantProperties,
+    weightType: Type.Optional(StringEnum(WEIGHT_TYPES, { default: 'variable' })),
+    stickiness: Type.Optional(Type.String({ minLength: 1, default: 'default' })),
+  },
+  { additionalProperties: false },
+)
+
+/** A variant as stored and returned, defaults filled in. */
+export const Variant = Type.Object({
+  ...variantProperties,
+  weightType: StringEnum(WEIGHT_TYPES),
+  stickiness: Type.String(),
+})
+
+export const FeatureVariants = Type.Object({
+  version: Type.Literal(1, { description: 'Version of the feature variants schema; always 1' }),
+  variants: Type.Array(Variant),
+})
+
+/** RFC 6901 JSON Pointer: empty (the whole document) or `/`-separated tokens with ~0 and ~1 escapes. */
+export const JSON_POINTER_PATTERN = '^(/([^~/]|~[01])*)*$'
+
+/** JSON Schema `if`/`then`: operations `ops` need the member `member` (RFC 6902 section 4). */
+function requiredWhen(ops: string[], member: string) {
+  return {
+    if: { required: ['op'], properties: { op: { enum: ops } } },
+    // biome-ignore lint/suspicious/noThenProperty: this is JSON Schema's keyword, not a thenable
+    then: { required: [member] },
+  }
+}
+
+export const PatchOperation = Type.Object(
+  {
+    op: StringEnum(['add', 'remove', 'replace', 'copy', 'move']),
+    path: Type.String({ pattern: JSON_POINTER_PATTERN, description: 'JSON Pointer' }),
+    from: Type.Optional(
+      Type.String({ pattern: JSON_POINTER_PATTERN, description: 'Source for move and copy' }),
+    ),
+    value: Type.Optional(Type.Unknown({ description: 'Value for add and replace' })),
+  },
+  { allOf: [requiredWhen(['move', 'copy'], 'from'), requiredWhen(['add', 'replace'], 'value')] },
+)
+
+export const VariantsQuery = Type.Object({
+  dryRun: Type.Boolean({
+    default: false,
+    description: 'Run every check and return the would-be result; write nothing',
+  }),
+})

@@ -1,0 +1,97 @@
+import { randomBytes } from 'node:crypto'
+import type { LightMyRequestResponse } from 'fastify'
+import { inject } from 'vitest'
+import { type App, buildApp } from '../../src/app.js'
+import { type Config, loadConfig } from '../../src/config.js'
+import { createDatabase, type DatabaseHandle } from '../../src/db/database.js'
+import { ADMIN_SECRET, cloneTemplate, dropDatabase } from './database.js'
+
+export { ADMIN_SECRET }
+
+export interface TestApp {
+  app: App
+  database: DatabaseHandle
+  config: Config
+  databaseUrl: string
+  close(): Promise<void>
+}
+
+/** A unique, URL-friendly name, so tests in one database never collide. */
+export const uniqueName = (prefix = 'f') => `${prefix}-${randomBytes(5).toString('hex')}`
+
+export function testConfig(databaseUrl: string, env: Record<string, string> = {}): Config {
+  return loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', ...env })
+}
+
+/** The real app on a database of its own, cloned from the migrated template. */
+export async function buildTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const serverUrl = inject('postgresUrl')
+  const databaseUrl = await cloneTemplate(serverUrl)
+  const config = testConfig(databaseUrl, env)
+  const database = await createDatabase(config)
+  const app = await buildApp(config, { database })
+  await app.ready()
+  return {
+    app,
+    database,
+    config,
+    databaseUrl,
+    async close() {
+      await app.close()
+      await database.db.destroy()
+      await dropDatabase(serverUrl, databaseUrl)
+    },
+  }
+}
+
+export const auth = (secret = ADMIN_SECRET) => ({ authorization: secret })
+
+// biome-ignore lint/suspicious/noExplicitAny: tests read response bodies loosely and assert on them
+export const json = (res: LightMyRequestResponse): any => res.json()
+
+/** Creates a feature in a project through the API and returns its name. */
+export async function createFeature(app: App, project = 'default', name = uniqueName()) {
+  const res = await app.inject({
+    method: 'POST',
+    url: `/api/admin/projects/${project}/features`,
+    headers: auth(),
+    payload: { name },
+  })
+  if (res.statusCode !== 201) throw new Error(`feature not created: ${res.body}`)
+  return name
+}
+
+/** Creates a token through the API and returns its secret. */
+export async function createToken(
+  app: App,
+  scope: { projects?: string[]; environments?: string[] },
+  tokenName = uniqueName('token'),
+) {
+  const res = await app.inject({
+    method: 'POST',
+    url: '/api/admin/api-tokens',
+    headers: auth(),
+    payload: { tokenName, ...scope },
+  })
+  if (res.statusCode !== 201) throw new Error(`token not created: ${res.body}`)
+  return json(res).secret as string
+}
+
+/** Asserts the common error body and returns it. */
+export function expectProblem(res: LightMyRequestResponse, status: number, name: string) {
+  const body = json(res)
+  const summary = `${res.statusCode} ${res.body}`
+  if (res.statusCode !== status || body.name !== name) {
+    throw new Error(`expected ${status} ${name}, got ${summary}`)
+  }
+  if (!String(res.headers['content-type']).startsWith('application/problem+json')) {
+    throw new Error(`expected application/problem+json, got ${res.headers['content-type']}`)
+  }
+  for (const key of ['type', 'title', 'status', 'detail', 'id', 'name', 'message', 'details']) {
+    if (!(key in body)) throw new Error(`error body lacks ${key}: ${summary}`)
+  }
+  if (body.status !== status || body.message !== body.detail || !Array.isArray(body.details)) {
+    throw new Error(`inconsistent error body: ${summary}`)
+  }
+  return body
+}

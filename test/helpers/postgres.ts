@@ -1,0 +1,178 @@
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
+import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pg from 'pg'
+
+export interface TestPostgres {
+  /** Connection string of the maintenance database (`postgres`), as a superuser. */
+  url: string
+  source: 'TEST_DATABASE_URL' | 'testcontainers' | 'local binaries'
+  stop(): Promise<void>
+}
+
+const HOW_TO = `Tests need PostgreSQL. Provide one of:
+  1. TEST_DATABASE_URL=postgres://user:pass@host:port/postgres (a superuser that may create databases);
+  2. a container runtime that Testcontainers can reach (Docker or Podman);
+  3. local PostgreSQL server binaries (initdb and postgres), e.g. apt-get install postgresql, found under /usr/lib/postgresql/*/bin or through PG_BIN.`
+
+/** Finds PostgreSQL in the documented order: TEST_DATABASE_URL, Testcontainers, local binaries. */
+export async function findPostgres(): Promise<TestPostgres> {
+  const given = process.env.TEST_DATABASE_URL
+  if (given) return { url: given, source: 'TEST_DATABASE_URL', stop: async () => {} }
+
+  const container = await startContainer()
+  if (container) return container
+
+  const bin = findPostgresBinaries()
+  if (bin) {
+    const cluster = new LocalCluster(bin)
+    await cluster.start()
+    return { url: cluster.url, source: 'local binaries', stop: () => cluster.destroy() }
+  }
+  throw new Error(HOW_TO)
+}
+
+async function startContainer(): Promise<TestPostgres | undefined> {
+  const { getContainerRuntimeClient } = await import('testcontainers')
+  try {
+    await getContainerRuntimeClient()
+  } catch {
+    return undefined
+  }
+  const { PostgreSqlContainer } = await import('@testcontainers/postgresql')
+  const container = await new PostgreSqlContainer('postgres:17-alpine')
+    .withDatabase('postgres')
+    .withCommand(['postgres', '-c', 'fsync=off', '-c', 'max_connections=300'])
+    .start()
+  return {
+    url: container.getConnectionUri(),
+    source: 'testcontainers',
+    stop: async () => {
+      await container.stop()
+    },
+  }
+}
+
+export function findPostgresBinaries(): string | undefined {
+  const candidates: string[] = []
+  if (process.env.PG_BIN) candidates.push(process.env.PG_BIN)
+  const root = '/usr/lib/postgresql'
+  if (existsSync(root)) {
+    const versions = readdirSync(root).sort((a, b) => Number(b) - Number(a))
+    candidates.push(...versions.map((v) => join(root, v, 'bin')))
+  }
+  try {
+    candidates.push(execFileSync('pg_config', ['--bindir'], { encoding: 'utf8' }).trim())
+  } catch {
+    // no pg_config on PATH
+  }
+  return candidates.find(
+    (dir) => existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'postgres')),
+  )
+}
+
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer()
+    server.once('error', reject)
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address()
+      const port = typeof address === 'object' && address ? address.port : 0
+      server.close(() => resolve(port))
+    })
+  })
+}
+
+/** PostgreSQL refuses to run as root, so as root the cluster belongs to the `postgres` user. */
+function runAs(): { uid: number; gid: number } | undefined {
+  if (process.getuid?.() !== 0) return undefined
+  const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim())
+  const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim())
+  return { uid, gid }
+}
+
+/**
+ * A throwaway cluster from local binaries in a temporary folder, on a free port. Durability
+ * is switched off: it is thrown away at the end. stop() and start() keep its data, so a test
+ * can take the database away and bring it back.
+ */
+export class LocalCluster {
+  readonly dir = mkdtempSync(join(tmpdir(), 'ffapi-pg-'))
+  #port = 0
+  #process: ChildProcess | undefined
+  readonly #user = runAs()
+
+  constructor(private readonly bin: string) {
+    if (this.#user) {
+      chownSync(this.dir, this.#user.uid, this.#user.gid)
+      chmodSync(this.dir, 0o700)
+    }
+    execFileSync(
+      join(bin, 'initdb'),
+      ['-D', join(this.dir, 'data'), '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'],
+      { stdio: 'ignore', ...this.#user },
+    )
+  }
+
+  get url() {
+    return `postgres://postgres@127.0.0.1:${this.#port}/postgres`
+  }
+
+  async start(): Promise<void> {
+    if (this.#port === 0) this.#port = await freePort()
+    const child = spawn(
+      join(this.bin, 'postgres'),
+      [
+        '-D',
+        join(this.dir, 'data'),
+        '-p',
+        String(this.#port),
+        '-k',
+        this.dir,
+        '-c',
+        'listen_addresses=127.0.0.1',
+        '-c',
+        'fsync=off',
+        '-c',
+        'synchronous_commit=off',
+        '-c',
+        'full_page_writes=off',
+        '-c',
+        'max_connections=300',
+      ],
+      { stdio: 'ignore', ...this.#user },
+    )
+    this.#process = child
+    const deadline = Date.now() + 30_000
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`postgres exited with code ${child.exitCode}`)
+      const client = new pg.Client({ connectionString: this.url })
+      try {
+        await client.connect()
+        await client.end()
+        return
+      } catch (error) {
+        await client.end().catch(() => {})
+        if (Date.now() > deadline) throw error
+        await new Promise((r) => setTimeout(r, 100))
+      }
+    }
+  }
+
+  /** Fast shutdown: open connections are cut, as when a database server goes away. */
+  async stop(): Promise<void> {
+    const child = this.#process
+    if (!child || child.exitCode !== null) return
+    const exited = new Promise((resolve) => child.once('exit', resolve))
+    child.kill('SIGINT')
+    await exited
+    this.#process = undefined
+  }
+
+  async destroy(): Promise<void> {
+    await this.stop()
+    rmSync(this.dir, { recursive: true, force: true })
+  }
+}

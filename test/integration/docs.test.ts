@@ -1,0 +1,55 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildTestApp, json, type TestApp } from '../helpers/app.js'
+
+let t: TestApp
+beforeAll(async () => {
+  t = await buildTestApp()
+})
+afterAll(() => t.close())
+
+describe('OpenAPI', () => {
+  it('serves the document at /docs/json and the UI at /docs without a token', async () => {
+    const doc = json(await t.app.inject({ method: 'GET', url: '/docs/json' }))
+    expect(doc.openapi).toBe('3.1.0')
+    const ui = await t.app.inject({ method: 'GET', url: '/docs/' })
+    expect(ui.statusCode).toBe(200)
+    expect(ui.headers['content-type']).toContain('text/html')
+  })
+
+  it('documents every /api/admin route with its error responses and the token', async () => {
+    const doc = json(await t.app.inject({ method: 'GET', url: '/docs/json' }))
+    const routes = t.app.registeredRoutes.filter(
+      (r) => r.url.startsWith('/api/admin') && r.method !== 'HEAD',
+    )
+    for (const route of routes) {
+      const path = route.url.replace(/:(\w+)/g, '{$1}')
+      const op = doc.paths[path]?.[route.method.toLowerCase()]
+      expect(op, `${route.method} ${path}`).toBeDefined()
+      expect(Object.keys(op.responses)).toEqual(expect.arrayContaining(['401', '503']))
+      const problem = op.responses['401'].content['application/problem+json'].schema
+      expect(problem).toEqual({ $ref: '#/components/schemas/ErrorBody' })
+    }
+    expect(Object.keys(doc.components.schemas.ErrorBody.properties)).toEqual([
+      'type',
+      'title',
+      'status',
+      'detail',
+      'id',
+      'name',
+      'message',
+      'details',
+    ])
+    expect(doc.components.securitySchemes.apiToken).toMatchObject({ in: 'header', name: 'Authorization' })
+  })
+
+  it('describes the variants patch body with the allowed ops', async () => {
+    const doc = json(await t.app.inject({ method: 'GET', url: '/docs/json' }))
+    const patch =
+      doc.paths['/api/admin/projects/{projectId}/features/{featureName}/environments/{environment}/variants'].patch
+    const body = JSON.stringify(patch.requestBody)
+    expect(body).toContain('"add","remove","replace","copy","move"')
+    for (const status of ['400', '403', '404', '412', '413', '415']) {
+      expect(patch.responses[status], status).toBeDefined()
+    }
+  })
+})

@@ -1,0 +1,68 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, describe, expect, it } from 'vitest'
+import { buildApp } from '../../src/app.js'
+import { loadConfig } from '../../src/config.js'
+import { openDatabase } from '../../src/startup.js'
+import { auth, json } from '../helpers/app.js'
+
+const dataDir = mkdtempSync(join(tmpdir(), 'ffapi-embedded-'))
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
+
+const quiet = { info() {}, warn() {} }
+
+async function start() {
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', INIT_ADMIN_API_TOKENS: 'embedded-admin' })
+  const database = await openDatabase(config, quiet)
+  const app = await buildApp(config, { database })
+  return {
+    app,
+    mode: database.mode,
+    async stop() {
+      await app.close()
+      await database.db.destroy()
+    },
+  }
+}
+
+describe('embedded database (no DATABASE_URL)', () => {
+  it('runs the same migrations and API, and keeps the data across a restart', async () => {
+    const first = await start()
+    expect(first.mode).toBe('embedded')
+    const created = await first.app.inject({
+      method: 'POST',
+      url: '/api/admin/projects/default/features',
+      headers: auth('embedded-admin'),
+      payload: { name: 'kept-across-restart' },
+    })
+    expect(created.statusCode).toBe(201)
+    const patched = await first.app.inject({
+      method: 'PATCH',
+      url: '/api/admin/projects/default/features/kept-across-restart/environments/production/variants',
+      headers: auth('embedded-admin'),
+      payload: [{ op: 'add', path: '/-', value: { name: 'blue', weight: 0 } }],
+    })
+    expect(patched.statusCode).toBe(200)
+    await first.stop()
+
+    const second = await start()
+    try {
+      const feature = await second.app.inject({
+        method: 'GET',
+        url: '/api/admin/projects/default/features/kept-across-restart',
+        headers: auth('embedded-admin'),
+      })
+      expect(feature.statusCode).toBe(200)
+      expect(json(feature).environments).toContainEqual({
+        name: 'production',
+        enabled: false,
+        variants: [{ name: 'blue', weight: 1000, weightType: 'variable', stickiness: 'default' }],
+      })
+      const tokens = await second.app.inject({ method: 'GET', url: '/api/admin/api-tokens', headers: auth('embedded-admin') })
+      expect(json(tokens).tokens).toHaveLength(1)
+    } finally {
+      await second.stop()
+    }
+  }, 120_000)
+})

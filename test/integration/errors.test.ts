@@ -1,0 +1,145 @@
+import { Writable } from 'node:stream'
+import pino from 'pino'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { buildApp } from '../../src/app.js'
+import { createDatabase } from '../../src/db/database.js'
+import { freePort } from '../helpers/postgres.js'
+import {
+  auth,
+  buildTestApp,
+  createFeature,
+  expectProblem,
+  json,
+  type TestApp,
+  testConfig,
+} from '../helpers/app.js'
+
+let t: TestApp
+beforeAll(async () => {
+  t = await buildTestApp({ BODY_LIMIT: '2048' })
+})
+afterAll(() => t.close())
+
+const createUrl = '/api/admin/projects/default/features'
+
+describe('the common error body', () => {
+  it('415 for a body that is not JSON', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: createUrl,
+      headers: { ...auth(), 'content-type': 'text/plain' },
+      payload: 'name=x',
+    })
+    expectProblem(res, 415, 'ContentTypeError')
+  })
+
+  it('413 above the configured body limit', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: createUrl,
+      headers: auth(),
+      payload: { name: 'big', description: 'x'.repeat(4000) },
+    })
+    expectProblem(res, 413, 'PayloadTooLargeError')
+  })
+
+  it('400 for malformed JSON and for an empty JSON body', async () => {
+    for (const payload of ['{"name": ', '']) {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: createUrl,
+        headers: { ...auth(), 'content-type': 'application/json' },
+        payload,
+      })
+      expectProblem(res, 400, 'BadDataError')
+    }
+  })
+
+  it('400 without coercion: a number is not a string, a string is not a number', async () => {
+    const res = await t.app.inject({ method: 'POST', url: createUrl, headers: auth(), payload: { name: 5 } })
+    const body = expectProblem(res, 400, 'BadDataError')
+    expect(body.details).toEqual([{ path: '/body/name', message: '/body/name must be string' }])
+  })
+
+  it('checks the token before the content type (401 before 415)', async () => {
+    const res = await t.app.inject({
+      method: 'POST',
+      url: createUrl,
+      headers: { 'content-type': 'text/plain' },
+      payload: 'x',
+    })
+    expectProblem(res, 401, 'AuthenticationRequired')
+  })
+
+  it('404 for an unknown route, with the route in the message', async () => {
+    const body = expectProblem(await t.app.inject({ method: 'GET', url: '/nowhere' }), 404, 'NotFoundError')
+    expect(body.message).toBe('No route GET /nowhere')
+  })
+
+  it('a fresh id per error, and a request id header on every response', async () => {
+    const a = await t.app.inject({ method: 'GET', url: '/nowhere' })
+    const b = await t.app.inject({ method: 'GET', url: '/nowhere' })
+    expect(json(a).id).not.toBe(json(b).id)
+    expect(json(a).id).toMatch(/^[0-9a-f-]{36}$/)
+    expect(a.headers['x-request-id']).toBeTruthy()
+    const echoed = await t.app.inject({ method: 'GET', url: '/health', headers: { 'x-request-id': 'abc-123' } })
+    expect(echoed.headers['x-request-id']).toBe('abc-123')
+  })
+
+  it('accepts application/json-patch+json as JSON', async () => {
+    const feature = await createFeature(t.app)
+    const res = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/admin/projects/default/features/${feature}/environments/development/variants`,
+      headers: { ...auth(), 'content-type': 'application/json-patch+json' },
+      payload: JSON.stringify([{ op: 'add', path: '/-', value: { name: 'a', weight: 0 } }]),
+    })
+    expect(res.statusCode).toBe(200)
+  })
+})
+
+describe('logging', () => {
+  it('writes the error id into the log line of the failed request, with the request id', async () => {
+    const lines: Record<string, unknown>[] = []
+    const sink = new Writable({
+      write(chunk, _enc, done) {
+        for (const line of String(chunk).trim().split('\n')) lines.push(JSON.parse(line))
+        done()
+      },
+    })
+    const config = testConfig(t.databaseUrl)
+    const database = await createDatabase(config)
+    const app = await buildApp(config, { database }, pino({ level: 'info' }, sink))
+    try {
+      const res = await app.inject({ method: 'GET', url: '/api/admin/projects', headers: { 'x-request-id': 'req-42' } })
+      const errorId = json(res).id
+      const line = lines.find((l) => l.errorId === errorId)
+      expect(line).toMatchObject({ reqId: 'req-42', errorName: 'AuthenticationRequired' })
+      expect(lines.filter((l) => l.reqId === 'req-42').length).toBeGreaterThanOrEqual(3)
+    } finally {
+      await app.close()
+      await database.db.destroy()
+    }
+  })
+})
+
+describe('database unavailable', () => {
+  it('answers 503 with the common body, exposing no driver message, and /ready says 503', async () => {
+    const port = await freePort()
+    const config = testConfig(`postgres://postgres@127.0.0.1:${port}/nothing`)
+    const database = await createDatabase(config)
+    const app = await buildApp(config, { database })
+    try {
+      const ready = await app.inject({ method: 'GET', url: '/ready' })
+      expectProblem(ready, 503, 'ServiceUnavailableError')
+      const res = await app.inject({ method: 'GET', url: '/api/admin/projects', headers: auth() })
+      const body = expectProblem(res, 503, 'ServiceUnavailableError')
+      expect(res.body).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|stack/)
+      expect(body.message).toBe('The database is unavailable; try again shortly')
+      expect((await app.inject({ method: 'GET', url: '/health' })).statusCode).toBe(200)
+    } finally {
+      await app.close()
+      await database.db.destroy()
+    }
+  })
+})

@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest'
+import { ConfigError, loadConfig } from '../../src/config.js'
+
+describe('loadConfig', () => {
+  it('has the documented defaults', () => {
+    expect(loadConfig({})).toEqual({
+      databaseUrl: undefined,
+      databasePoolSize: 10,
+      port: 4242,
+      host: '127.0.0.1',
+      logLevel: 'info',
+      initAdminApiTokens: [],
+      dataDir: './data',
+      bodyLimit: 1048576,
+      maxPatchOperations: 1000,
+      maxVariants: 1000,
+      metricsEnabled: true,
+      tokenCacheMs: 1000,
+    })
+  })
+
+  it('reads values and splits INIT_ADMIN_API_TOKENS on commas', () => {
+    const c = loadConfig({
+      PORT: '8080',
+      DATABASE_URL: 'postgresql://u:p@db:5432/flags',
+      INIT_ADMIN_API_TOKENS: ' one, two ,,',
+      METRICS_ENABLED: 'false',
+    })
+    expect(c).toMatchObject({
+      port: 8080,
+      databaseUrl: 'postgresql://u:p@db:5432/flags',
+      initAdminApiTokens: ['one', 'two'],
+      metricsEnabled: false,
+    })
+  })
+
+  it.each([
+    [{ PORT: 'abc' }, /^Invalid configuration: PORT="abc" is invalid/],
+    [{ PORT: '70000' }, /PORT="70000"/],
+    [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL="mysql:\/\/x"/],
+    [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL="loud"/],
+    [{ BODY_LIMIT: '0' }, /BODY_LIMIT="0"/],
+  ])('refuses %j with one clear line', (env, message) => {
+    expect(() => loadConfig(env)).toThrowError(ConfigError)
+    expect(() => loadConfig(env)).toThrowError(message)
+    try {
+      loadConfig(env)
+    } catch (error) {
+      expect((error as Error).message).not.toContain('\n')
+    }
+  })
+})
