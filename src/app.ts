@@ -28,10 +28,10 @@ export interface AppDeps {
 }
 
 /** Builds the HTTP application; the caller owns the database handle and closes it. */
-export async function buildApp(
+export async function buildApp (
   config: Config,
   { database }: AppDeps,
-  loggerInstance?: FastifyBaseLogger,
+  loggerInstance?: FastifyBaseLogger
 ) {
   const app = Fastify({
     ...(loggerInstance ? { loggerInstance } : { logger: { level: config.logLevel } }),
@@ -56,7 +56,7 @@ export async function buildApp(
   app.addContentTypeParser(
     'application/json-patch+json',
     { parseAs: 'string' },
-    app.getDefaultJsonParser('error', 'error'),
+    app.getDefaultJsonParser('error', 'error')
   )
   app.addSchema(ErrorBody)
   registerErrorHandling(app)

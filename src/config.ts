@@ -22,7 +22,7 @@ export const EnvSchema = Type.Object({
   HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
   LOG_LEVEL: Type.Union(
     ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
-    { default: 'info' },
+    { default: 'info' }
   ),
   INIT_ADMIN_API_TOKENS: Type.Optional(Type.String()),
   DATA_DIR: Type.String({ minLength: 1, default: './data' }),
@@ -60,7 +60,7 @@ export class ConfigError extends Error {
 }
 
 /** Reads and validates the environment; throws one ConfigError naming every bad variable. */
-export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   const known = Object.keys(EnvSchema.properties)
   const raw: Record<string, unknown> = {}
   for (const key of known) {

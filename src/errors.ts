@@ -28,10 +28,10 @@ export class ApiError extends Error {
   readonly status: number
   readonly details: ErrorDetail[]
 
-  constructor(
+  constructor (
     readonly errorName: ErrorName,
     message: string,
-    details?: ErrorDetail[],
+    details?: ErrorDetail[]
   ) {
     super(message)
     this.name = errorName
@@ -56,17 +56,17 @@ export const ErrorBody = Type.Object(
     name: Type.Union(Object.keys(kinds).map((k) => Type.Literal(k))),
     message: Type.String({ description: 'Same text as detail' }),
     details: Type.Array(
-      Type.Object({ message: Type.String(), path: Type.Optional(Type.String()) }),
+      Type.Object({ message: Type.String(), path: Type.Optional(Type.String()) })
     ),
   },
   {
     $id: 'ErrorBody',
     description: 'RFC 9457 problem details, plus the members Unleash clients read',
-  },
+  }
 )
-export type ErrorBody = Static<typeof ErrorBody>
+export type ErrorBodyType = Static<typeof ErrorBody>
 
-export function toErrorBody(error: ApiError): ErrorBody {
+export function toErrorBody (error: ApiError): ErrorBodyType {
   return {
     type: `urn:feature-flag-admin:error:${error.errorName}`,
     title: kinds[error.errorName].title,
@@ -92,7 +92,7 @@ const descriptions: Record<number, string> = {
 }
 
 /** Response schemas for exactly these error statuses, for the OpenAPI document. */
-export function problemResponses(...statuses: number[]) {
+export function problemResponses (...statuses: number[]) {
   const out: Record<number, unknown> = {}
   for (const status of statuses) {
     out[status] = {

@@ -3,7 +3,7 @@ import { buildApp } from './app.js'
 import { ConfigError, loadConfig } from './config.js'
 import { openDatabase } from './startup.js'
 
-function readConfig() {
+function readConfig () {
   try {
     return loadConfig()
   } catch (error) {
@@ -38,8 +38,8 @@ try {
       process.exit(1)
     }
   }
-  process.once('SIGTERM', () => void shutdown('SIGTERM'))
-  process.once('SIGINT', () => void shutdown('SIGINT'))
+  process.once('SIGTERM', () => { shutdown('SIGTERM') })
+  process.once('SIGINT', () => { shutdown('SIGINT') })
 } catch (err) {
   log.fatal({ err }, 'start-up failed')
   process.exit(1)

@@ -9,14 +9,14 @@ interface Log {
 }
 
 /** Opens the database (PostgreSQL or embedded), applies pending migrations and init tokens. */
-export async function openDatabase(config: Config, log: Log): Promise<DatabaseHandle> {
+export async function openDatabase (config: Config, log: Log): Promise<DatabaseHandle> {
   const database = await createDatabase(config, (err) =>
-    log.warn({ err }, 'database connection lost; it will be reopened on the next request'),
+    log.warn({ err }, 'database connection lost; it will be reopened on the next request')
   )
   if (database.mode === 'embedded') {
     log.info(
       { dataDir: config.dataDir },
-      'no DATABASE_URL: embedded PGlite database, single process only',
+      'no DATABASE_URL: embedded PGlite database, single process only'
     )
   }
   try {

@@ -11,10 +11,10 @@ declare module 'vitest' {
   }
 }
 
-const quiet = { info() {}, warn() {} }
+const quiet = { info () {}, warn () {} }
 
 /** One PostgreSQL for the whole run and one migrated template database, cloned per test file. */
-export default async function setup(project: TestProject) {
+export default async function setup (project: TestProject) {
   const postgres = await findPostgres()
   console.log(`tests use PostgreSQL from ${postgres.source}`)
   await withClient(postgres.url, async (c) => {

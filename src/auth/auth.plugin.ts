@@ -29,12 +29,12 @@ declare module 'fastify' {
 export class TokenCache {
   readonly #entries = new Map<string, { token: ApiToken; expires: number }>()
 
-  constructor(
+  constructor (
     private readonly db: Database,
-    private readonly ttlMs: number,
+    private readonly ttlMs: number
   ) {}
 
-  async lookup(secret: string): Promise<ApiToken | undefined> {
+  async lookup (secret: string): Promise<ApiToken | undefined> {
     const key = hashSecret(secret)
     const hit = this.#entries.get(key)
     const now = Date.now()
@@ -49,7 +49,7 @@ export class TokenCache {
     return token
   }
 
-  forget(name: string): void {
+  forget (name: string): void {
     for (const [key, entry] of this.#entries) {
       if (entry.token.name === name) this.#entries.delete(key)
     }
@@ -57,15 +57,15 @@ export class TokenCache {
 }
 
 /** The project and environment named by the route's path parameters, if any. */
-function scopeOf(request: FastifyRequest) {
+function scopeOf (request: FastifyRequest) {
   const params = (request.params ?? {}) as Record<string, string | undefined>
   return { project: params.projectId, environment: params.environment }
 }
 
-export function authorise(token: TokenScope, request: FastifyRequest): void {
+export function authorise (token: TokenScope, request: FastifyRequest): void {
   if (request.routeOptions.config.admin && !isAdmin(token)) {
     throw permissionDenied(
-      `API token ${token.name} needs access to all projects and environments (*) for this operation`,
+      `API token ${token.name} needs access to all projects and environments (*) for this operation`
     )
   }
   const { project, environment } = scopeOf(request)
@@ -87,7 +87,7 @@ export const authPlugin = fp<{ tokens: TokenCache }>(
       if (secret === undefined) {
         throw new ApiError(
           'AuthenticationRequired',
-          'You must send an API token in the Authorization header',
+          'You must send an API token in the Authorization header'
         )
       }
       const token = await tokens.lookup(secret)
@@ -96,5 +96,5 @@ export const authPlugin = fp<{ tokens: TokenCache }>(
       authorise(token, request)
     })
   },
-  { name: 'auth' },
+  { name: 'auth' }
 )

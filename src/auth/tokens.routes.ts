@@ -23,7 +23,7 @@ const NewToken = Type.Object(
     projects: Type.Optional(ScopeList('Project')),
     environments: Type.Optional(ScopeList('Environment')),
   },
-  { additionalProperties: false },
+  { additionalProperties: false }
 )
 
 const TokenInfo = Type.Object({
@@ -51,7 +51,7 @@ const normalizeScope = (list: string[] | undefined) =>
 
 export const tokenRoutes: FastifyPluginAsyncTypebox<{ db: Database; tokens: TokenCache }> = async (
   app,
-  { db, tokens },
+  { db, tokens }
 ) => {
   app.post(
     '/api/admin/api-tokens',
@@ -85,7 +85,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ db: Database; tokens: Toke
         return created
       })
       return reply.code(201).send({ ...toInfo(token), secret })
-    },
+    }
   )
 
   app.get(
@@ -98,7 +98,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ db: Database; tokens: Toke
         response: { 200: Type.Object({ tokens: Type.Array(TokenInfo) }), ...errorResponses(403) },
       },
     },
-    async () => ({ tokens: (await listTokens(db)).map(toInfo) }),
+    async () => ({ tokens: (await listTokens(db)).map(toInfo) })
   )
 
   app.delete(
@@ -127,6 +127,6 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ db: Database; tokens: Toke
       })
       tokens.forget(tokenName)
       return reply.code(200).send()
-    },
+    }
   )
 }

@@ -21,9 +21,9 @@ const toToken = (row: {
   createdAt: row.created_at,
 })
 
-export async function findTokenBySecret(
+export async function findTokenBySecret (
   db: Queryable,
-  secret: string,
+  secret: string
 ): Promise<ApiToken | undefined> {
   const row = await db
     .selectFrom('api_tokens')
@@ -33,10 +33,10 @@ export async function findTokenBySecret(
   return row && toToken(row)
 }
 
-export async function insertToken(
+export async function insertToken (
   db: Queryable,
   token: TokenScope,
-  secret: string,
+  secret: string
 ): Promise<ApiToken> {
   try {
     const row = await db
@@ -51,18 +51,17 @@ export async function insertToken(
       .executeTakeFirstOrThrow()
     return toToken(row)
   } catch (error) {
-    if (isUniqueViolation(error))
-      throw nameExists(`An API token named ${token.name} already exists`)
+    if (isUniqueViolation(error)) { throw nameExists(`An API token named ${token.name} already exists`) }
     throw error
   }
 }
 
-export async function listTokens(db: Queryable): Promise<ApiToken[]> {
+export async function listTokens (db: Queryable): Promise<ApiToken[]> {
   const rows = await db.selectFrom('api_tokens').select(columns).orderBy('name').execute()
   return rows.map(toToken)
 }
 
-export async function deleteToken(db: Queryable, name: string): Promise<ApiToken | undefined> {
+export async function deleteToken (db: Queryable, name: string): Promise<ApiToken | undefined> {
   const row = await db
     .deleteFrom('api_tokens')
     .where('name', '=', name)
@@ -75,7 +74,7 @@ export async function deleteToken(db: Queryable, name: string): Promise<ApiToken
  * Makes each INIT_ADMIN_API_TOKENS secret exist as a `*`/`*` token. Idempotent: a secret
  * already stored is left alone, so restarts (and instances starting together) change nothing.
  */
-export async function ensureInitTokens(db: Database, secrets: string[]): Promise<void> {
+export async function ensureInitTokens (db: Database, secrets: string[]): Promise<void> {
   for (const secret of secrets) {
     const hash = hashSecret(secret)
     await db

@@ -14,7 +14,7 @@ export const hashSecret = (secret: string) => createHash('sha256').update(secret
 export const generateSecret = () => `ffa_${randomBytes(24).toString('base64url')}`
 
 /** `Authorization: <secret>` or `Authorization: Bearer <secret>`, as Unleash. */
-export function secretFromHeader(header: string | undefined): string | undefined {
+export function secretFromHeader (header: string | undefined): string | undefined {
   if (header === undefined) return undefined
   const value = header.trim()
   const bearer = /^bearer\s+/i.exec(value)

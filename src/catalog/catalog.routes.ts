@@ -36,7 +36,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
         response: { 200: Type.Object({ projects: Type.Array(Project) }), ...errorResponses(403) },
       },
     },
-    async (request) => ({ projects: await listProjects(db, request.token) }),
+    async (request) => ({ projects: await listProjects(db, request.token) })
   )
 
   app.post(
@@ -62,7 +62,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
         return created
       })
       return reply.code(201).send(project)
-    },
+    }
   )
 
   app.get(
@@ -75,7 +75,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
         response: { 200: Project, ...errorResponses(400, 403, 404) },
       },
     },
-    async (request) => getProject(db, request.params.projectId),
+    async (request) => getProject(db, request.params.projectId)
   )
 
   app.post(
@@ -96,16 +96,16 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
       await db
         .transaction()
         .execute((trx) =>
-          enableEnvironment(trx, request.params.projectId, request.body.environment),
+          enableEnvironment(trx, request.params.projectId, request.body.environment)
         )
       return reply.code(200).send()
-    },
+    }
   )
 }
 
 export const environmentRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (
   app,
-  { db },
+  { db }
 ) => {
   app.get(
     '/api/admin/environments',
@@ -119,7 +119,7 @@ export const environmentRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = as
         },
       },
     },
-    async () => ({ environments: await listEnvironments(db) }),
+    async () => ({ environments: await listEnvironments(db) })
   )
 
   app.post(
@@ -146,7 +146,7 @@ export const environmentRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = as
         return created
       })
       return reply.code(201).send(environment)
-    },
+    }
   )
 }
 
@@ -178,7 +178,7 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
         return created
       })
       return reply.code(201).send(feature)
-    },
+    }
   )
 
   app.get(
@@ -194,7 +194,7 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
         },
       },
     },
-    async (request) => ({ features: await listFeatures(db, request.params.projectId) }),
+    async (request) => ({ features: await listFeatures(db, request.params.projectId) })
   )
 
   app.get(
@@ -207,6 +207,6 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
         response: { 200: FeatureDetails, ...errorResponses(400, 403, 404) },
       },
     },
-    async (request) => getFeatureDetails(db, request.params.projectId, request.params.featureName),
+    async (request) => getFeatureDetails(db, request.params.projectId, request.params.featureName)
   )
 }

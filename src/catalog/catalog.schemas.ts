@@ -10,7 +10,7 @@ export const NewProject = Type.Object(
     name: Type.String({ minLength: 1, maxLength: 100 }),
     description: Type.Optional(Description),
   },
-  { additionalProperties: false },
+  { additionalProperties: false }
 )
 
 export const Project = Type.Object({
@@ -29,7 +29,7 @@ export const NewEnvironment = Type.Object(
       description: 'Free text, e.g. development, production',
     }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false }
 )
 
 export const Environment = Type.Object({
@@ -40,7 +40,7 @@ export const Environment = Type.Object({
 
 export const EnableEnvironment = Type.Object(
   { environment: UrlFriendly('Name of an existing environment') },
-  { additionalProperties: false },
+  { additionalProperties: false }
 )
 
 export const FEATURE_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission']
@@ -51,7 +51,7 @@ export const NewFeature = Type.Object(
     description: Type.Optional(Description),
     type: Type.Optional(StringEnum(FEATURE_TYPES, { default: 'release' })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false }
 )
 
 export const Feature = Type.Object({
@@ -74,14 +74,14 @@ export const FeatureDetails = Type.Composite([
   Type.Object({
     lifecycle: Type.Object(
       { stage: StringEnum(['initial', 'completed']), enteredStageAt: Timestamp },
-      { description: 'The stage entered last' },
+      { description: 'The stage entered last' }
     ),
     environments: Type.Array(
       Type.Object({
         name: Type.String(),
         enabled: Type.Boolean(),
         variants: Type.Array(Variant),
-      }),
+      })
     ),
   }),
 ])

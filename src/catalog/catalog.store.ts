@@ -8,14 +8,14 @@ import { normalizeVariant, type Variant } from '../variants/variants.js'
 import type { FEATURE_TYPES, NewEnvironment, NewFeature, NewProject } from './catalog.schemas.js'
 import { explainMissing, findMissing } from './missing.js'
 
-export async function listProjects(db: Queryable, token: TokenScope) {
+export async function listProjects (db: Queryable, token: TokenScope) {
   let query = db.selectFrom('projects').select(['id', 'name', 'description', 'created_at'])
   if (!token.projects.includes(ALL)) query = query.where('id', 'in', token.projects)
   const rows = await query.orderBy('id').execute()
   return rows.map(toProject)
 }
 
-export async function getProject(db: Queryable, id: string) {
+export async function getProject (db: Queryable, id: string) {
   const row = await db
     .selectFrom('projects')
     .select(['id', 'name', 'description', 'created_at'])
@@ -25,7 +25,7 @@ export async function getProject(db: Queryable, id: string) {
   return toProject(row)
 }
 
-export async function insertProject(db: Queryable, project: Static<typeof NewProject>) {
+export async function insertProject (db: Queryable, project: Static<typeof NewProject>) {
   try {
     const row = await db
       .insertInto('projects')
@@ -46,7 +46,7 @@ const toProject = (row: {
   created_at: Date
 }) => ({ id: row.id, name: row.name, description: row.description, createdAt: row.created_at })
 
-export async function listEnvironments(db: Queryable) {
+export async function listEnvironments (db: Queryable) {
   const rows = await db
     .selectFrom('environments')
     .select(['name', 'type', 'created_at'])
@@ -55,7 +55,7 @@ export async function listEnvironments(db: Queryable) {
   return rows.map((r) => ({ name: r.name, type: r.type, createdAt: r.created_at }))
 }
 
-export async function insertEnvironment(db: Queryable, environment: Static<typeof NewEnvironment>) {
+export async function insertEnvironment (db: Queryable, environment: Static<typeof NewEnvironment>) {
   try {
     const row = await db
       .insertInto('environments')
@@ -75,7 +75,7 @@ export async function insertEnvironment(db: Queryable, environment: Static<typeo
  * Enables an environment in a project and gives each of the project's features its
  * feature-environment there. Enabling twice changes nothing. Returns whether it was new.
  */
-export async function enableEnvironment(db: Queryable, project: string, environment: string) {
+export async function enableEnvironment (db: Queryable, project: string, environment: string) {
   const missing = await findMissing(db, { project, environment }, false)
   if (missing) throw missing
   const inserted = await db
@@ -107,10 +107,10 @@ const toFeature = (row: {
 })
 
 /** Creates the feature, its feature-environments and its `initial` lifecycle stage. */
-export async function insertFeature(
+export async function insertFeature (
   db: Queryable,
   project: string,
-  feature: Static<typeof NewFeature>,
+  feature: Static<typeof NewFeature>
 ) {
   let row: Parameters<typeof toFeature>[0]
   try {
@@ -131,7 +131,7 @@ export async function insertFeature(
   }
   await sql`INSERT INTO feature_environments (feature_name, environment_name)
     SELECT ${feature.name}, environment_name FROM project_environments WHERE project_id = ${project}`.execute(
-    db,
+    db
   )
   await db
     .insertInto('feature_lifecycles')
@@ -140,7 +140,7 @@ export async function insertFeature(
   return toFeature(row)
 }
 
-export async function listFeatures(db: Queryable, project: string) {
+export async function listFeatures (db: Queryable, project: string) {
   const rows = await db
     .selectFrom('features')
     .select(featureColumns)
@@ -151,7 +151,7 @@ export async function listFeatures(db: Queryable, project: string) {
   return rows.map(toFeature)
 }
 
-export async function getFeatureDetails(db: Queryable, project: string, name: string) {
+export async function getFeatureDetails (db: Queryable, project: string, name: string) {
   const row = await db
     .selectFrom('features')
     .select(featureColumns)

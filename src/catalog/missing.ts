@@ -12,17 +12,17 @@ interface Target {
  * Explains why a lookup of project / feature-in-project / enabled environment found nothing,
  * in one query. Only called on the error path; the happy path finds its row directly.
  */
-export async function explainMissing(db: Queryable, target: Target): Promise<ApiError> {
+export async function explainMissing (db: Queryable, target: Target): Promise<ApiError> {
   return (
     (await findMissing(db, target, true)) ?? notFound(`Not found in project ${target.project}`)
   )
 }
 
 /** The 404 for the first of project, feature in project, environment (enabled) that is missing. */
-export async function findMissing(
+export async function findMissing (
   db: Queryable,
   target: Target,
-  environmentMustBeEnabled: boolean,
+  environmentMustBeEnabled: boolean
 ): Promise<ApiError | undefined> {
   const { project, feature = '', environment = '' } = target
   const { rows } = await sql<{
@@ -36,7 +36,7 @@ export async function findMissing(
       EXISTS (SELECT 1 FROM environments WHERE name = ${environment}) AS environment,
       EXISTS (SELECT 1 FROM project_environments
               WHERE project_id = ${project} AND environment_name = ${environment}) AS enabled`.execute(
-    db,
+    db
   )
   const found = rows[0]
   if (!found?.project) return notFound(`Project ${project} does not exist`)

@@ -15,9 +15,9 @@ export interface DatabaseHandle {
 
 type DatabaseConfig = Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'dataDir'>
 
-export async function createDatabase(
+export async function createDatabase (
   config: DatabaseConfig,
-  onPoolError: (error: Error) => void = () => {},
+  onPoolError: (error: Error) => void = () => {}
 ): Promise<DatabaseHandle> {
   if (config.databaseUrl) {
     const pool = new pg.Pool({

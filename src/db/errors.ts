@@ -19,11 +19,11 @@ const UNAVAILABLE_CODES = new Set([
 ])
 
 /** True when the error means "the database cannot be reached", which the API answers with 503. */
-export function isDatabaseUnavailable(error: unknown): boolean {
+export function isDatabaseUnavailable (error: unknown): boolean {
   const c = code(error)
   if (c !== undefined && (UNAVAILABLE_CODES.has(c) || c.startsWith('08'))) return true
   const message = error instanceof Error ? error.message : ''
   return /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|connection is closed/i.test(
-    message,
+    message
   )
 }

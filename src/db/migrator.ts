@@ -12,7 +12,7 @@ const MIGRATION_LOCK_KEY = 7_242_001
  * under an advisory lock, so instances starting together apply each file exactly once.
  * Returns the names applied by this call.
  */
-export async function migrate(db: Kysely<DB>): Promise<string[]> {
+export async function migrate (db: Kysely<DB>): Promise<string[]> {
   const files = (await readdir(MIGRATIONS_DIR)).filter((f) => /^\d{4}_.+\.sql$/.test(f)).sort()
   return db.transaction().execute(async (trx) => {
     await sql`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`.execute(trx)

@@ -9,9 +9,9 @@ import type { PostgresPool, PostgresPoolClient, PostgresQueryResult } from 'kyse
 export class PGlitePool implements PostgresPool {
   #queue: Promise<void> = Promise.resolve()
 
-  constructor(private readonly pglite: PGlite) {}
+  constructor (private readonly pglite: PGlite) {}
 
-  connect(): Promise<PostgresPoolClient> {
+  connect (): Promise<PostgresPoolClient> {
     let release!: () => void
     const turn = new Promise<void>((resolve) => {
       release = resolve
@@ -21,12 +21,12 @@ export class PGlitePool implements PostgresPool {
     return ready
   }
 
-  async end(): Promise<void> {
+  async end (): Promise<void> {
     await this.#queue
     await this.pglite.close()
   }
 
-  #client(release: () => void): PostgresPoolClient {
+  #client (release: () => void): PostgresPoolClient {
     const pglite = this.pglite
     const client = {
       async query<R>(sql: string, parameters: readonly unknown[]) {
@@ -54,7 +54,7 @@ export class PGlitePool implements PostgresPool {
   }
 }
 
-function lastCommand(sql: string): PostgresQueryResult<unknown>['command'] {
+function lastCommand (sql: string): PostgresQueryResult<unknown>['command'] {
   const word = /^\s*(\w+)/.exec(sql)?.[1]?.toUpperCase()
   return (word ?? 'SELECT') as PostgresQueryResult<unknown>['command']
 }

@@ -26,7 +26,7 @@ const EventsQuery = Type.Object({
   type: Type.Optional(Type.String({ description: 'Only events of this type' })),
   limit: Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 100 }),
   cursor: Type.Optional(
-    Type.String({ pattern: '^[0-9]{1,18}$', description: 'nextCursor of the previous page' }),
+    Type.String({ pattern: '^[0-9]{1,18}$', description: 'nextCursor of the previous page' })
   ),
 })
 
@@ -55,6 +55,6 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (
         events,
         ...(events.length === filter.limit && last && { nextCursor: String(last.id) }),
       }
-    },
+    }
   )
 }

@@ -37,7 +37,7 @@ export interface StoredEvent {
 const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value))
 
 /** Call inside the transaction that makes the change, so the event exists exactly when it does. */
-export async function recordEvent(db: Queryable, event: NewEvent): Promise<void> {
+export async function recordEvent (db: Queryable, event: NewEvent): Promise<void> {
   await db
     .insertInto('events')
     .values({
@@ -63,7 +63,7 @@ export interface EventFilter {
 }
 
 /** Narrows the listing to what the token may see: its projects, and its environments or none. */
-function inScope(token: TokenScope) {
+function inScope (token: TokenScope) {
   return (eb: ExpressionBuilder<DB, 'events'>) => {
     const conditions = []
     if (!token.projects.includes(ALL)) {
@@ -71,17 +71,17 @@ function inScope(token: TokenScope) {
     }
     if (!token.environments.includes(ALL)) {
       conditions.push(
-        eb.or([eb('environment', 'is', null), eb('environment', 'in', token.environments)]),
+        eb.or([eb('environment', 'is', null), eb('environment', 'in', token.environments)])
       )
     }
     return eb.and(conditions)
   }
 }
 
-export async function listEvents(
+export async function listEvents (
   db: Queryable,
   filter: EventFilter,
-  token: TokenScope,
+  token: TokenScope
 ): Promise<StoredEvent[]> {
   let query = db.selectFrom('events').selectAll().where(inScope(token))
   if (filter.project !== undefined) query = query.where('project', '=', filter.project)

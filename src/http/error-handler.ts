@@ -16,13 +16,13 @@ const nameByStatus: Record<number, ErrorName> = {
 }
 
 /** The one mapping from anything thrown (ours, Fastify's, the driver's) to an ApiError. */
-export function toApiError(error: FastifyError | Error): ApiError {
+export function toApiError (error: FastifyError | Error): ApiError {
   if (error instanceof ApiError) return error
   const fastifyError = error as FastifyError
   if (fastifyError.validation) {
     const details = ajvErrorDetails(
       fastifyError.validation as never,
-      `/${fastifyError.validationContext ?? 'body'}`,
+      `/${fastifyError.validationContext ?? 'body'}`
     )
     return new ApiError('BadDataError', details[0]?.message ?? 'Invalid request', details)
   }
@@ -45,10 +45,10 @@ export function toApiError(error: FastifyError | Error): ApiError {
   return new ApiError('InternalError', 'Something went wrong on our side; the error id is logged')
 }
 
-export function sendError(
+export function sendError (
   request: FastifyRequest,
   reply: FastifyReply,
-  error: FastifyError | Error,
+  error: FastifyError | Error
 ) {
   const apiError = toApiError(error)
   const body = toErrorBody(apiError)
@@ -57,20 +57,20 @@ export function sendError(
   } else {
     request.log.info(
       { errorId: body.id, errorName: apiError.errorName, detail: body.detail },
-      'request refused',
+      'request refused'
     )
   }
   if (apiError.status === 401) reply.header('www-authenticate', 'Bearer')
   return reply.code(apiError.status).type('application/problem+json').send(body)
 }
 
-export function registerErrorHandling(app: FastifyInstance) {
+export function registerErrorHandling (app: FastifyInstance) {
   app.setErrorHandler((error: FastifyError, request, reply) => sendError(request, reply, error))
   app.setNotFoundHandler((request, reply) =>
     sendError(
       request,
       reply,
-      new ApiError('NotFoundError', `No route ${request.method} ${request.url.split('?')[0]}`),
-    ),
+      new ApiError('NotFoundError', `No route ${request.method} ${request.url.split('?')[0]}`)
+    )
   )
 }

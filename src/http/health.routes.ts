@@ -14,7 +14,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (
         response: { 200: Type.Object({ status: Type.Literal('ok') }) },
       },
     },
-    async () => ({ status: 'ok' as const }),
+    async () => ({ status: 'ok' as const })
   )
 
   app.get(
@@ -33,6 +33,6 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (
         throw new ApiError('ServiceUnavailableError', 'The database is not reachable')
       }
       return { status: 'ready' as const }
-    },
+    }
   )
 }

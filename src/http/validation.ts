@@ -27,7 +27,7 @@ export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpP
   (httpPart === 'body' ? bodyAjv : textAjv).compile(schema)
 
 /** Turns Ajv errors into error details whose path points at the offending member. */
-export function ajvErrorDetails(errors: ErrorObject[], prefix: string): ErrorDetail[] {
+export function ajvErrorDetails (errors: ErrorObject[], prefix: string): ErrorDetail[] {
   return errors
     .filter((e) => e.keyword !== 'if')
     .map((e) => {

@@ -13,10 +13,10 @@ export const FeatureLifecycleCompleted = Type.Object(
       description: 'The status of the feature after it is marked completed (case-sensitive)',
     }),
     statusValue: Type.Optional(
-      Type.String({ maxLength: 1000, description: 'Metadata stored with the status' }),
+      Type.String({ maxLength: 1000, description: 'Metadata stored with the status' })
     ),
   },
-  { additionalProperties: false },
+  { additionalProperties: false }
 )
 
 export const lifecycleRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
@@ -42,10 +42,10 @@ export const lifecycleRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asyn
       await db
         .transaction()
         .execute((trx) =>
-          completeFeature(trx, { project, feature }, completion, request.token.name),
+          completeFeature(trx, { project, feature }, completion, request.token.name)
         )
       return reply.code(200).send()
-    },
+    }
   )
 
   app.post(
@@ -66,7 +66,7 @@ export const lifecycleRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asyn
         .transaction()
         .execute((trx) => uncompleteFeature(trx, { project, feature }, request.token.name))
       return reply.code(200).send()
-    },
+    }
   )
 
   app.get(
@@ -80,6 +80,6 @@ export const lifecycleRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asyn
       },
     },
     async (request) =>
-      listStages(db, { project: request.params.projectId, feature: request.params.featureName }),
+      listStages(db, { project: request.params.projectId, feature: request.params.featureName })
   )
 }

@@ -21,11 +21,11 @@ const eventData = (c: Completion) => ({
  * values again change nothing and record nothing; different values replace the old ones,
  * which the event carries as preData.
  */
-export async function completeFeature(
+export async function completeFeature (
   trx: Transaction<DB>,
   ref: FeatureRef,
   completion: Completion,
-  createdBy: string,
+  createdBy: string
 ): Promise<void> {
   await lockFeature(trx, ref)
   const previous = await readCompletion(trx, ref.feature)
@@ -44,10 +44,10 @@ export async function completeFeature(
 }
 
 /** Leaves the completed stage; a feature that is not completed is left as it is, with no event. */
-export async function uncompleteFeature(
+export async function uncompleteFeature (
   trx: Transaction<DB>,
   ref: FeatureRef,
-  createdBy: string,
+  createdBy: string
 ): Promise<void> {
   await lockFeature(trx, ref)
   const previous = await readCompletion(trx, ref.feature)

@@ -14,7 +14,7 @@ export interface FeatureRef {
 }
 
 /** Locks the feature row until the transaction ends; 404 naming what is missing. */
-export async function lockFeature(db: Queryable, ref: FeatureRef): Promise<void> {
+export async function lockFeature (db: Queryable, ref: FeatureRef): Promise<void> {
   const row = await db
     .selectFrom('features')
     .select('name')
@@ -25,9 +25,9 @@ export async function lockFeature(db: Queryable, ref: FeatureRef): Promise<void>
   if (!row) throw await explainMissing(db, ref)
 }
 
-export async function readCompletion(
+export async function readCompletion (
   db: Queryable,
-  feature: string,
+  feature: string
 ): Promise<Completion | undefined> {
   const row = await db
     .selectFrom('feature_lifecycles')
@@ -39,7 +39,7 @@ export async function readCompletion(
 }
 
 /** Enters `completed`, or updates its values when already there (keeping when it was entered). */
-export async function writeCompletion(db: Queryable, feature: string, completion: Completion) {
+export async function writeCompletion (db: Queryable, feature: string, completion: Completion) {
   await db
     .insertInto('feature_lifecycles')
     .values({
@@ -52,12 +52,12 @@ export async function writeCompletion(db: Queryable, feature: string, completion
       oc.columns(['feature_name', 'stage']).doUpdateSet({
         status: completion.status,
         status_value: completion.statusValue,
-      }),
+      })
     )
     .execute()
 }
 
-export async function deleteCompletion(db: Queryable, feature: string): Promise<boolean> {
+export async function deleteCompletion (db: Queryable, feature: string): Promise<boolean> {
   const result = await db
     .deleteFrom('feature_lifecycles')
     .where('feature_name', '=', feature)
@@ -66,7 +66,7 @@ export async function deleteCompletion(db: Queryable, feature: string): Promise<
   return result.numDeletedRows > 0n
 }
 
-export async function listStages(db: Queryable, ref: FeatureRef) {
+export async function listStages (db: Queryable, ref: FeatureRef) {
   const rows = await db
     .selectFrom('feature_lifecycles as l')
     .innerJoin('features as f', 'f.name', 'l.feature_name')

@@ -24,19 +24,20 @@ export const metricsPlugin = fp<{ database: DatabaseHandle }>(
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
       registers: [registry],
     })
+    // collect() reads the pool at scrape time.
     const pool = new Gauge({
       name: 'db_pool_connections',
       help: 'Database pool connections by state',
       labelNames: ['state'] as const,
-      registers: [registry],
-      collect() {
+      registers: [],
+      collect () {
         const stats = database.poolStats()
         this.set({ state: 'total' }, stats.total)
         this.set({ state: 'idle' }, stats.idle)
         this.set({ state: 'waiting' }, stats.waiting)
       },
     })
-    void pool
+    registry.registerMetric(pool)
 
     app.addHook('onResponse', async (request, reply) => {
       const labels = {
@@ -54,8 +55,8 @@ export const metricsPlugin = fp<{ database: DatabaseHandle }>(
       async (_request, reply) => {
         reply.type(registry.contentType)
         return registry.metrics()
-      },
+      }
     )
   },
-  { name: 'metrics' },
+  { name: 'metrics' }
 )

@@ -18,7 +18,7 @@ const PATH =
 
 const IfMatchHeader = Type.Object({
   'if-match': Type.Optional(
-    Type.String({ description: 'Write only if the variants still have this ETag (else 412)' }),
+    Type.String({ description: 'Write only if the variants still have this ETag (else 412)' })
   ),
 })
 
@@ -27,9 +27,9 @@ const okResponse = {
   headers: { etag: { type: 'string', description: 'Revision of the stored variants' } },
 }
 
-const WRITE_DESCRIPTION = `Checks, in order: token (401) and its scope for the project and environment (403); JSON body (415, 413, 400); body shape (400, details[].path points into the body); project, feature in that project, environment enabled in that project (404); If-Match (412); the resulting variants (400, details[].path points into /variants). Variable variants share 1000 minus the fixed weights, the first ones in order taking the remainder; order is kept as sent. The change is written with its event in one transaction under a row lock, so concurrent writes serialise. A result equal to the stored variants writes nothing and records no event. With dryRun=true nothing is written and no ETag is sent.`
+const WRITE_DESCRIPTION = 'Checks, in order: token (401) and its scope for the project and environment (403); JSON body (415, 413, 400); body shape (400, details[].path points into the body); project, feature in that project, environment enabled in that project (404); If-Match (412); the resulting variants (400, details[].path points into /variants). Variable variants share 1000 minus the fixed weights, the first ones in order taking the remainder; order is kept as sent. The change is written with its event in one transaction under a row lock, so concurrent writes serialise. A result equal to the stored variants writes nothing and records no event. With dryRun=true nothing is written and no ETag is sent.'
 
-function reply200(reply: FastifyReply, result: ChangeResult) {
+function reply200 (reply: FastifyReply, result: ChangeResult) {
   if (result.revision !== undefined) reply.header('etag', etagOf(result.revision))
   return { version: 1 as const, variants: result.variants }
 }
@@ -43,7 +43,7 @@ export const variantsRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
       token: TokenScope
     },
     compute: (current: Variant[]) => unknown,
-    errorPathPrefix: string,
+    errorPathPrefix: string
   ) => {
     const { projectId, featureName, environment } = request.params
     return db.transaction().execute((trx) =>
@@ -53,7 +53,7 @@ export const variantsRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
         maxVariants: config.maxVariants,
         createdBy: request.token.name,
         errorPathPrefix,
-      }),
+      })
     )
   }
 
@@ -72,10 +72,10 @@ export const variantsRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
       const stored = await readFeatureEnvironment(
         db,
         { project: projectId, feature: featureName, environment },
-        false,
+        false
       )
       return reply200(reply, stored)
-    },
+    }
   )
 
   app.patch(
@@ -99,10 +99,10 @@ export const variantsRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
       const result = await write(
         request,
         (current) => applyPatches(current, request.body),
-        '/variants',
+        '/variants'
       )
       return reply200(reply, result)
-    },
+    }
   )
 
   app.put(
@@ -125,6 +125,6 @@ export const variantsRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
     async (request, reply) => {
       const result = await write(request, () => request.body, '/body')
       return reply200(reply, result)
-    },
+    }
   )
 }

@@ -12,7 +12,7 @@ export const Payload = Type.Object(
       description: 'Always a string; a JSON object or array for json, a number literal for number',
     }),
   },
-  { additionalProperties: false },
+  { additionalProperties: false }
 )
 
 export const Override = Type.Object(
@@ -20,7 +20,7 @@ export const Override = Type.Object(
     contextName: Type.String({ minLength: 1 }),
     values: Type.Array(Type.String()),
   },
-  { additionalProperties: false },
+  { additionalProperties: false }
 )
 
 const variantProperties = {
@@ -41,7 +41,7 @@ export const VariantInput = Type.Object(
     weightType: Type.Optional(StringEnum(WEIGHT_TYPES, { default: 'variable' })),
     stickiness: Type.Optional(Type.String({ minLength: 1, default: 'default' })),
   },
-  { additionalProperties: false },
+  { additionalProperties: false }
 )
 
 /** A variant as stored and returned, defaults filled in. */
@@ -60,10 +60,10 @@ export const FeatureVariants = Type.Object({
 export const JSON_POINTER_PATTERN = '^(/([^~/]|~[01])*)*$'
 
 /** JSON Schema `if`/`then`: operations `ops` need the member `member` (RFC 6902 section 4). */
-function requiredWhen(ops: string[], member: string) {
+function requiredWhen (ops: string[], member: string) {
   return {
     if: { required: ['op'], properties: { op: { enum: ops } } },
-    // biome-ignore lint/suspicious/noThenProperty: this is JSON Schema's keyword, not a thenable
+    // `then` is JSON Schema's keyword here, not a thenable.
     then: { required: [member] },
   }
 }
@@ -73,11 +73,11 @@ export const PatchOperation = Type.Object(
     op: StringEnum(['add', 'remove', 'replace', 'copy', 'move']),
     path: Type.String({ pattern: JSON_POINTER_PATTERN, description: 'JSON Pointer' }),
     from: Type.Optional(
-      Type.String({ pattern: JSON_POINTER_PATTERN, description: 'Source for move and copy' }),
+      Type.String({ pattern: JSON_POINTER_PATTERN, description: 'Source for move and copy' })
     ),
     value: Type.Optional(Type.Unknown({ description: 'Value for add and replace' })),
   },
-  { allOf: [requiredWhen(['move', 'copy'], 'from'), requiredWhen(['add', 'replace'], 'value')] },
+  { allOf: [requiredWhen(['move', 'copy'], 'from'), requiredWhen(['add', 'replace'], 'value')] }
 )
 
 export const VariantsQuery = Type.Object({

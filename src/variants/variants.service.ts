@@ -28,7 +28,7 @@ export interface ChangeResult {
 export const etagOf = (revision: number) => `"${revision}"`
 
 /** RFC 9110 If-Match: `*` or a list of strong entity tags; weak tags never match. */
-export function ifMatchSatisfied(header: string, revision: number): boolean {
+export function ifMatchSatisfied (header: string, revision: number): boolean {
   const current = etagOf(revision)
   return header.split(',').some((tag) => {
     const t = tag.trim()
@@ -41,23 +41,23 @@ export function ifMatchSatisfied(header: string, revision: number): boolean {
  * check If-Match, compute and validate the new variants, then write them and record the
  * event, unless nothing changed or it is a dry run.
  */
-export async function changeVariants(
+export async function changeVariants (
   trx: Transaction<DB>,
   ref: FeatureEnvironmentRef,
   compute: (current: Variant[]) => unknown,
-  options: ChangeOptions,
+  options: ChangeOptions
 ): Promise<ChangeResult> {
   const current = await readFeatureEnvironment(trx, ref, true)
   if (options.ifMatch !== undefined && !ifMatchSatisfied(options.ifMatch, current.revision)) {
     throw new ApiError(
       'PreconditionFailedError',
-      `If-Match ${options.ifMatch} does not match the current ETag ${etagOf(current.revision)}`,
+      `If-Match ${options.ifMatch} does not match the current ETag ${etagOf(current.revision)}`
     )
   }
   const next = validateVariants(
     compute(current.variants),
     options.maxVariants,
-    options.errorPathPrefix,
+    options.errorPathPrefix
   )
   if (options.dryRun) return { variants: next, revision: undefined }
   if (sameVariants(next, current.variants)) return current

@@ -19,10 +19,10 @@ export interface StoredVariants {
  * until the transaction ends. One round trip when the row exists; a 404 naming what is
  * missing otherwise.
  */
-export async function readFeatureEnvironment(
+export async function readFeatureEnvironment (
   db: Queryable,
   ref: FeatureEnvironmentRef,
-  lock: boolean,
+  lock: boolean
 ): Promise<StoredVariants> {
   let query = db
     .selectFrom('feature_environments as fe')
@@ -30,7 +30,7 @@ export async function readFeatureEnvironment(
     .innerJoin('project_environments as pe', (join) =>
       join
         .onRef('pe.project_id', '=', 'f.project_id')
-        .onRef('pe.environment_name', '=', 'fe.environment_name'),
+        .onRef('pe.environment_name', '=', 'fe.environment_name')
     )
     .select(['fe.variants', 'fe.revision'])
     .where('f.project_id', '=', ref.project)
@@ -46,10 +46,10 @@ export async function readFeatureEnvironment(
 }
 
 /** Stores the variants and bumps the revision; returns the new revision. */
-export async function writeVariants(
+export async function writeVariants (
   db: Queryable,
   ref: FeatureEnvironmentRef,
-  variants: Variant[],
+  variants: Variant[]
 ): Promise<number> {
   const row = await db
     .updateTable('feature_environments')

@@ -18,7 +18,7 @@ const checkVariantShape = bodyAjv.compile<VariantInput>(VariantInputSchema)
 /** RFC 8259 number grammar, so "1e3" and "-0.5" pass and "abc", "0x10", " 1" do not. */
 const NUMBER_LITERAL = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/
 
-function payloadProblem(payload: NonNullable<VariantInput['payload']>): string | undefined {
+function payloadProblem (payload: NonNullable<VariantInput['payload']>): string | undefined {
   if (payload.type === 'json') {
     try {
       const parsed: unknown = JSON.parse(payload.value)
@@ -36,7 +36,7 @@ function payloadProblem(payload: NonNullable<VariantInput['payload']>): string |
 }
 
 /** Fixed member order, so equal variants serialise equally whatever order JSONB gave back. */
-export function normalizeVariant(v: VariantInput): Variant {
+export function normalizeVariant (v: VariantInput): Variant {
   return {
     name: v.name,
     weight: v.weight,
@@ -53,10 +53,10 @@ export function normalizeVariant(v: VariantInput): Variant {
  * Validates a candidate variants array (spec section 2), fills in defaults and applies the
  * weight rule. `pathPrefix` roots the error paths: `/variants` after a patch, `/body` for PUT.
  */
-export function validateVariants(
+export function validateVariants (
   candidate: unknown,
   maxVariants: number,
-  pathPrefix: string,
+  pathPrefix: string
 ): Variant[] {
   if (!Array.isArray(candidate)) {
     throw badData('The variants must be an array', [
@@ -96,7 +96,7 @@ const ROOT = '/root'
  * Applies RFC 6902 operations in order, all or nothing, to a copy of `variants`. The document
  * is wrapped as `{root: variants}` so that an operation on the whole document (path "") works.
  */
-export function applyPatches(variants: readonly Variant[], operations: PatchOperation[]): unknown {
+export function applyPatches (variants: readonly Variant[], operations: PatchOperation[]): unknown {
   const doc = { root: structuredClone(variants) as unknown }
   operations.forEach((operation, index) => {
     const rooted = {
@@ -119,7 +119,7 @@ export function applyPatches(variants: readonly Variant[], operations: PatchOper
   return doc.root
 }
 
-function describeFailure(result: Error, operation: PatchOperation): string {
+function describeFailure (result: Error, operation: PatchOperation): string {
   if (result.name === 'MissingError') {
     const source = operation.op === 'move' || operation.op === 'copy'
     return source

@@ -12,7 +12,7 @@ interface Weighted {
  * left (1000 minus the fixed sum) equally, the first ones in array order taking the remainder.
  * Returns new objects in the same order.
  */
-export function distributeWeights<T extends Weighted>(variants: T[]): T[] {
+export function distributeWeights<T extends Weighted> (variants: T[]): T[] {
   if (variants.length === 0) return []
   const variableCount = variants.filter((v) => v.weightType === 'variable').length
   if (variableCount === 0) {

@@ -19,12 +19,12 @@ export interface TestApp {
 /** A unique, URL-friendly name, so tests in one database never collide. */
 export const uniqueName = (prefix = 'f') => `${prefix}-${randomBytes(5).toString('hex')}`
 
-export function testConfig(databaseUrl: string, env: Record<string, string> = {}): Config {
+export function testConfig (databaseUrl: string, env: Record<string, string> = {}): Config {
   return loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', ...env })
 }
 
 /** The real app on a database of its own, cloned from the migrated template. */
-export async function buildTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export async function buildTestApp (env: Record<string, string> = {}): Promise<TestApp> {
   const serverUrl = inject('postgresUrl')
   const databaseUrl = await cloneTemplate(serverUrl)
   const config = testConfig(databaseUrl, env)
@@ -36,7 +36,7 @@ export async function buildTestApp(env: Record<string, string> = {}): Promise<Te
     database,
     config,
     databaseUrl,
-    async close() {
+    async close () {
       await app.close()
       await database.db.destroy()
       await dropDatabase(serverUrl, databaseUrl)
@@ -46,11 +46,11 @@ export async function buildTestApp(env: Record<string, string> = {}): Promise<Te
 
 export const auth = (secret = ADMIN_SECRET) => ({ authorization: secret })
 
-// biome-ignore lint/suspicious/noExplicitAny: tests read response bodies loosely and assert on them
+// Tests read response bodies loosely and assert on them.
 export const json = (res: LightMyRequestResponse): any => res.json()
 
 /** Creates a feature in a project through the API and returns its name. */
-export async function createFeature(app: App, project = 'default', name = uniqueName()) {
+export async function createFeature (app: App, project = 'default', name = uniqueName()) {
   const res = await app.inject({
     method: 'POST',
     url: `/api/admin/projects/${project}/features`,
@@ -62,10 +62,10 @@ export async function createFeature(app: App, project = 'default', name = unique
 }
 
 /** Creates a token through the API and returns its secret. */
-export async function createToken(
+export async function createToken (
   app: App,
   scope: { projects?: string[]; environments?: string[] },
-  tokenName = uniqueName('token'),
+  tokenName = uniqueName('token')
 ) {
   const res = await app.inject({
     method: 'POST',
@@ -78,7 +78,7 @@ export async function createToken(
 }
 
 /** Asserts the common error body and returns it. */
-export function expectProblem(res: LightMyRequestResponse, status: number, name: string) {
+export function expectProblem (res: LightMyRequestResponse, status: number, name: string) {
   const body = json(res)
   const summary = `${res.statusCode} ${res.body}`
   if (res.statusCode !== status || body.name !== name) {

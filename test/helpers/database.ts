@@ -4,13 +4,13 @@ import pg from 'pg'
 export const TEMPLATE_DATABASE = 'ffapi_template'
 export const ADMIN_SECRET = 'test-admin-secret'
 
-export function withDatabase(url: string, database: string): string {
+export function withDatabase (url: string, database: string): string {
   const u = new URL(url)
   u.pathname = `/${database}`
   return u.toString()
 }
 
-export async function withClient<T>(url: string, fn: (client: pg.Client) => Promise<T>) {
+export async function withClient<T> (url: string, fn: (client: pg.Client) => Promise<T>) {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
@@ -21,15 +21,15 @@ export async function withClient<T>(url: string, fn: (client: pg.Client) => Prom
 }
 
 /** A fresh database cloned from the migrated template: each test file gets its own. */
-export async function cloneTemplate(serverUrl: string): Promise<string> {
+export async function cloneTemplate (serverUrl: string): Promise<string> {
   const name = `ffapi_test_${randomBytes(6).toString('hex')}`
   await withClient(serverUrl, (c) =>
-    c.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DATABASE}`),
+    c.query(`CREATE DATABASE ${name} TEMPLATE ${TEMPLATE_DATABASE}`)
   )
   return withDatabase(serverUrl, name)
 }
 
-export async function dropDatabase(serverUrl: string, databaseUrl: string) {
+export async function dropDatabase (serverUrl: string, databaseUrl: string) {
   const name = new URL(databaseUrl).pathname.slice(1)
   await withClient(serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
 }

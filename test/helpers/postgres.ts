@@ -3,6 +3,7 @@ import { chmodSync, chownSync, existsSync, mkdtempSync, readdirSync, rmSync } fr
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 
 export interface TestPostgres {
@@ -18,7 +19,7 @@ const HOW_TO = `Tests need PostgreSQL. Provide one of:
   3. local PostgreSQL server binaries (initdb and postgres), e.g. apt-get install postgresql, found under /usr/lib/postgresql/*/bin or through PG_BIN.`
 
 /** Finds PostgreSQL in the documented order: TEST_DATABASE_URL, Testcontainers, local binaries. */
-export async function findPostgres(): Promise<TestPostgres> {
+export async function findPostgres (): Promise<TestPostgres> {
   const given = process.env.TEST_DATABASE_URL
   if (given) return { url: given, source: 'TEST_DATABASE_URL', stop: async () => {} }
 
@@ -34,7 +35,7 @@ export async function findPostgres(): Promise<TestPostgres> {
   throw new Error(HOW_TO)
 }
 
-async function startContainer(): Promise<TestPostgres | undefined> {
+async function startContainer (): Promise<TestPostgres | undefined> {
   const { getContainerRuntimeClient } = await import('testcontainers')
   try {
     await getContainerRuntimeClient()
@@ -55,7 +56,7 @@ async function startContainer(): Promise<TestPostgres | undefined> {
   }
 }
 
-export function findPostgresBinaries(): string | undefined {
+export function findPostgresBinaries (): string | undefined {
   const candidates: string[] = []
   if (process.env.PG_BIN) candidates.push(process.env.PG_BIN)
   const root = '/usr/lib/postgresql'
@@ -69,11 +70,11 @@ export function findPostgresBinaries(): string | undefined {
     // no pg_config on PATH
   }
   return candidates.find(
-    (dir) => existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'postgres')),
+    (dir) => existsSync(join(dir, 'initdb')) && existsSync(join(dir, 'postgres'))
   )
 }
 
-export async function freePort(): Promise<number> {
+export async function freePort (): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer()
     server.once('error', reject)
@@ -86,7 +87,7 @@ export async function freePort(): Promise<number> {
 }
 
 /** PostgreSQL refuses to run as root, so as root the cluster belongs to the `postgres` user. */
-function runAs(): { uid: number; gid: number } | undefined {
+function runAs (): { uid: number; gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined
   const uid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim())
   const gid = Number(execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim())
@@ -104,7 +105,7 @@ export class LocalCluster {
   #process: ChildProcess | undefined
   readonly #user = runAs()
 
-  constructor(private readonly bin: string) {
+  constructor (private readonly bin: string) {
     if (this.#user) {
       chownSync(this.dir, this.#user.uid, this.#user.gid)
       chmodSync(this.dir, 0o700)
@@ -112,15 +113,15 @@ export class LocalCluster {
     execFileSync(
       join(bin, 'initdb'),
       ['-D', join(this.dir, 'data'), '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync'],
-      { stdio: 'ignore', ...this.#user },
+      { stdio: 'ignore', ...this.#user }
     )
   }
 
-  get url() {
+  get url () {
     return `postgres://postgres@127.0.0.1:${this.#port}/postgres`
   }
 
-  async start(): Promise<void> {
+  async start (): Promise<void> {
     if (this.#port === 0) this.#port = await freePort()
     const child = spawn(
       join(this.bin, 'postgres'),
@@ -142,7 +143,7 @@ export class LocalCluster {
         '-c',
         'max_connections=300',
       ],
-      { stdio: 'ignore', ...this.#user },
+      { stdio: 'ignore', ...this.#user }
     )
     this.#process = child
     const deadline = Date.now() + 30_000
@@ -156,13 +157,13 @@ export class LocalCluster {
       } catch (error) {
         await client.end().catch(() => {})
         if (Date.now() > deadline) throw error
-        await new Promise((r) => setTimeout(r, 100))
+        await sleep(100)
       }
     }
   }
 
   /** Fast shutdown: open connections are cut, as when a database server goes away. */
-  async stop(): Promise<void> {
+  async stop (): Promise<void> {
     const child = this.#process
     if (!child || child.exitCode !== null) return
     const exited = new Promise((resolve) => child.once('exit', resolve))
@@ -171,7 +172,7 @@ export class LocalCluster {
     this.#process = undefined
   }
 
-  async destroy(): Promise<void> {
+  async destroy (): Promise<void> {
     await this.stop()
     rmSync(this.dir, { recursive: true, force: true })
   }

@@ -28,7 +28,7 @@ const concrete = (url: string) =>
 describe('authentication', () => {
   it('every registered route under /api/admin answers 401 without a token', async () => {
     const routes = t.app.registeredRoutes.filter(
-      (r) => r.url.startsWith('/api/admin') && r.method !== 'HEAD',
+      (r) => r.url.startsWith('/api/admin') && r.method !== 'HEAD'
     )
     expect(routes.length).toBeGreaterThanOrEqual(18)
     for (const route of routes) {

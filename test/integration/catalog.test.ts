@@ -93,13 +93,13 @@ describe('environments', () => {
     const p = expectProblem(
       await post('/api/admin/projects/nope/environments', { environment: 'development' }),
       404,
-      'NotFoundError',
+      'NotFoundError'
     )
     expect(p.message).toBe('Project nope does not exist')
     const e = expectProblem(
       await post('/api/admin/projects/default/environments', { environment: 'nope' }),
       404,
-      'NotFoundError',
+      'NotFoundError'
     )
     expect(e.message).toBe('Environment nope does not exist')
     expect(await t.database.db.selectFrom('project_environments').selectAll().execute()).toEqual(before)

@@ -19,7 +19,7 @@ describe('OpenAPI', () => {
   it('documents every /api/admin route with its error responses and the token', async () => {
     const doc = json(await t.app.inject({ method: 'GET', url: '/docs/json' }))
     const routes = t.app.registeredRoutes.filter(
-      (r) => r.url.startsWith('/api/admin') && r.method !== 'HEAD',
+      (r) => r.url.startsWith('/api/admin') && r.method !== 'HEAD'
     )
     for (const route of routes) {
       const path = route.url.replace(/:(\w+)/g, '{$1}')

@@ -10,16 +10,16 @@ import { auth, json } from '../helpers/app.js'
 const dataDir = mkdtempSync(join(tmpdir(), 'ffapi-embedded-'))
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
 
-const quiet = { info() {}, warn() {} }
+const quiet = { info () {}, warn () {} }
 
-async function start() {
+async function start () {
   const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', INIT_ADMIN_API_TOKENS: 'embedded-admin' })
   const database = await openDatabase(config, quiet)
   const app = await buildApp(config, { database })
   return {
     app,
     mode: database.mode,
-    async stop() {
+    async stop () {
       await app.close()
       await database.db.destroy()
     },

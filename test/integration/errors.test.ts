@@ -102,7 +102,7 @@ describe('logging', () => {
   it('writes the error id into the log line of the failed request, with the request id', async () => {
     const lines: Record<string, unknown>[] = []
     const sink = new Writable({
-      write(chunk, _enc, done) {
+      write (chunk, _enc, done) {
         for (const line of String(chunk).trim().split('\n')) lines.push(JSON.parse(line))
         done()
       },

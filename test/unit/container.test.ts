@@ -22,7 +22,7 @@ describe('docker-compose.yml', () => {
 
   it('points DATABASE_URL at the postgres service with its user and database', () => {
     const url = new URL(
-      compose.services.api.environment.DATABASE_URL.replace('${POSTGRES_PASSWORD:-flags}', 'pw'),
+      compose.services.api.environment.DATABASE_URL.replace(/\$\{POSTGRES_PASSWORD:-flags\}/, 'pw')
     )
     const pg = compose.services.postgres.environment
     expect(url.hostname).toBe('postgres')

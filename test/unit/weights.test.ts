@@ -40,7 +40,7 @@ describe('distributeWeights', () => {
 
   it('refuses a non-empty list with no variable variant', () => {
     expect(() => distributeWeights([v('fix', 1000)])).toThrowError(
-      'There must be at least one "variable" variant',
+      'There must be at least one "variable" variant'
     )
   })
 
