@@ -2,13 +2,13 @@ import { randomUUID } from 'node:crypto'
 import swagger from '@fastify/swagger'
 import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import Fastify, { type FastifyBaseLogger } from 'fastify'
+import Fastify, { type FastifyBaseLogger, LogController } from 'fastify'
 import { authPlugin, TokenCache } from './auth/auth.plugin.js'
 import { tokenRoutes } from './auth/tokens.routes.js'
 import { environmentRoutes, featureRoutes, projectRoutes } from './catalog/catalog.routes.js'
 import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
-import { ErrorBody } from './errors.js'
+import { ErrorBody, problemResponses } from './errors.js'
 import { eventsRoutes } from './events/events.routes.js'
 import { registerErrorHandling } from './http/error-handler.js'
 import { healthRoutes } from './http/health.routes.js'
@@ -41,6 +41,8 @@ export async function buildApp (
       return typeof sent === 'string' && /^[\w.-]{1,100}$/.test(sent) ? sent : randomUUID()
     },
     routerOptions: { ignoreTrailingSlash: true },
+    // One log line per request (the onResponse hook below) instead of Fastify's two.
+    logController: new LogController({ disableRequestLogging: true }),
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   // The route table, for the test that proves every /api/admin route demands a token.
@@ -63,11 +65,30 @@ export async function buildApp (
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id)
   })
+  app.addHook('onResponse', async (request, reply) => {
+    request.log.info(
+      {
+        method: request.method,
+        url: request.url,
+        statusCode: reply.statusCode,
+        responseTime: Math.round(reply.elapsedTime * 100) / 100,
+      },
+      'request completed'
+    )
+  })
 
   await app.register(swagger, {
     // Shared schemas keep their $id as their name in components.schemas.
     refResolver: {
       buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`),
+    },
+    transform: ({ schema, url }) => {
+      if (!schema?.errors) return { schema, url }
+      const { errors, ...rest } = schema
+      return {
+        schema: { ...rest, response: { ...(rest.response as object), ...problemResponses(errors) } },
+        url,
+      }
     },
     openapi: {
       openapi: '3.1.0',

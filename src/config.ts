@@ -17,7 +17,7 @@ const Positive = (defaultValue: number, description: string) =>
  */
 export const EnvSchema = Type.Object({
   DATABASE_URL: Type.Optional(PostgresUrl),
-  DATABASE_POOL_SIZE: Positive(10, 'Connections in the PostgreSQL pool'),
+  DATABASE_POOL_SIZE: Positive(20, 'Connections in the PostgreSQL pool'),
   PORT: Type.Integer({ ...Port, default: 4242 }),
   HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
   LOG_LEVEL: Type.Union(

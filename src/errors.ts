@@ -91,8 +91,12 @@ const descriptions: Record<number, string> = {
   503: 'The database is unreachable',
 }
 
-/** Response schemas for exactly these error statuses, for the OpenAPI document. */
-export function problemResponses (...statuses: number[]) {
+/**
+ * The OpenAPI responses for a route's error statuses. Routes list their statuses in
+ * `schema.errors`, and the OpenAPI transform in app.ts turns them into these, so Fastify
+ * compiles no serializer for them (the error handler writes the problem body itself).
+ */
+export function problemResponses (statuses: number[]) {
   const out: Record<number, unknown> = {}
   for (const status of statuses) {
     out[status] = {
@@ -100,8 +104,15 @@ export function problemResponses (...statuses: number[]) {
       content: { 'application/problem+json': { schema: Type.Ref(ErrorBody) } },
     }
   }
-  return out as Record<number, typeof ErrorBody>
+  return out
 }
 
 /** The error statuses of a route under /api/admin: these plus 401 (token) and 503 (database). */
-export const errorResponses = (...statuses: number[]) => problemResponses(...statuses, 401, 503)
+export const errorStatuses = (...statuses: number[]) => [...statuses, 401, 503]
+
+declare module 'fastify' {
+  interface FastifySchema {
+    /** Error statuses the route can answer, for the OpenAPI document. */
+    errors?: number[]
+  }
+}

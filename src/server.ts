@@ -17,11 +17,15 @@ function readConfig () {
 
 const config = readConfig()
 const log = pino({ level: config.logLevel })
+log.debug({ ms: Math.round(performance.now()) }, 'modules loaded')
 
 try {
   const database = await openDatabase(config, log)
+  log.debug({ ms: Math.round(performance.now()) }, 'database ready')
   const app = await buildApp(config, { database }, log)
+  log.debug({ ms: Math.round(performance.now()) }, 'app built')
   await app.listen({ port: config.port, host: config.host })
+  log.info({ startupMs: Math.round(performance.now()), mode: database.mode }, 'ready')
 
   let closing = false
   const shutdown = async (signal: string) => {

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { Database } from '../db/types.js'
-import { errorResponses, notFound } from '../errors.js'
+import { errorStatuses, notFound } from '../errors.js'
 import { recordEvent } from '../events/events.store.js'
 import { EmptyReply, Timestamp, UrlFriendly } from '../http/schemas.js'
 import type { TokenCache } from './auth.plugin.js'
@@ -61,7 +61,8 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ db: Database; tokens: Toke
         tags: ['API tokens'],
         summary: 'Create an API token (needs a */* token)',
         body: NewToken,
-        response: { 201: CreatedToken, ...errorResponses(400, 403, 409, 413, 415) },
+        errors: errorStatuses(400, 403, 409, 413, 415),
+        response: { 201: CreatedToken },
       },
     },
     async (request, reply) => {
@@ -95,7 +96,8 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ db: Database; tokens: Toke
       schema: {
         tags: ['API tokens'],
         summary: 'List API tokens (never their secrets; needs a */* token)',
-        response: { 200: Type.Object({ tokens: Type.Array(TokenInfo) }), ...errorResponses(403) },
+        errors: errorStatuses(403),
+        response: { 200: Type.Object({ tokens: Type.Array(TokenInfo) }) },
       },
     },
     async () => ({ tokens: (await listTokens(db)).map(toInfo) })
@@ -111,7 +113,8 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ db: Database; tokens: Toke
         description:
           'The secret stops working at once on this instance and within TOKEN_CACHE_MS (1 s by default) on the others.',
         params: Type.Object({ tokenName: UrlFriendly('Token name') }),
-        response: { 200: EmptyReply, ...errorResponses(400, 403, 404) },
+        errors: errorStatuses(400, 403, 404),
+        response: { 200: EmptyReply },
       },
     },
     async (request, reply) => {

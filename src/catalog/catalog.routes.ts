@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { Database } from '../db/types.js'
-import { errorResponses } from '../errors.js'
+import { errorStatuses } from '../errors.js'
 import { recordEvent } from '../events/events.store.js'
 import { EmptyReply, FeatureParams, ProjectParams } from '../http/schemas.js'
 import {
@@ -33,7 +33,8 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
       schema: {
         tags: ['Projects'],
         summary: 'List the projects the token can see',
-        response: { 200: Type.Object({ projects: Type.Array(Project) }), ...errorResponses(403) },
+        errors: errorStatuses(403),
+        response: { 200: Type.Object({ projects: Type.Array(Project) }) },
       },
     },
     async (request) => ({ projects: await listProjects(db, request.token) })
@@ -47,7 +48,8 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
         tags: ['Projects'],
         summary: 'Create a project (needs a */* token)',
         body: NewProject,
-        response: { 201: Project, ...errorResponses(400, 403, 409, 413, 415) },
+        errors: errorStatuses(400, 403, 409, 413, 415),
+        response: { 201: Project },
       },
     },
     async (request, reply) => {
@@ -72,7 +74,8 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
         tags: ['Projects'],
         summary: 'Get a project',
         params: ProjectParams,
-        response: { 200: Project, ...errorResponses(400, 403, 404) },
+        errors: errorStatuses(400, 403, 404),
+        response: { 200: Project },
       },
     },
     async (request) => getProject(db, request.params.projectId)
@@ -89,7 +92,8 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
           'Every feature of the project gets a feature-environment there (disabled, no variants). Enabling an environment already enabled changes nothing.',
         params: ProjectParams,
         body: EnableEnvironment,
-        response: { 200: EmptyReply, ...errorResponses(400, 403, 404, 413, 415) },
+        errors: errorStatuses(400, 403, 404, 413, 415),
+        response: { 200: EmptyReply },
       },
     },
     async (request, reply) => {
@@ -113,9 +117,9 @@ export const environmentRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = as
       schema: {
         tags: ['Environments'],
         summary: 'List environments',
+        errors: errorStatuses(),
         response: {
           200: Type.Object({ environments: Type.Array(Environment) }),
-          ...errorResponses(),
         },
       },
     },
@@ -131,7 +135,8 @@ export const environmentRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = as
         summary: 'Create an environment (needs a */* token)',
         description: 'Environments are global; enable one in a project to use it there.',
         body: NewEnvironment,
-        response: { 201: Environment, ...errorResponses(400, 403, 409, 413, 415) },
+        errors: errorStatuses(400, 403, 409, 413, 415),
+        response: { 201: Environment },
       },
     },
     async (request, reply) => {
@@ -161,7 +166,8 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
           'The feature gets a disabled feature-environment with no variants in every environment enabled in the project, and enters the lifecycle stage `initial`.',
         params: ProjectParams,
         body: NewFeature,
-        response: { 201: Feature, ...errorResponses(400, 403, 404, 409, 413, 415) },
+        errors: errorStatuses(400, 403, 404, 409, 413, 415),
+        response: { 201: Feature },
       },
     },
     async (request, reply) => {
@@ -188,9 +194,9 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
         tags: ['Features'],
         summary: 'List the features of a project',
         params: ProjectParams,
+        errors: errorStatuses(400, 403, 404),
         response: {
           200: Type.Object({ features: Type.Array(Feature) }),
-          ...errorResponses(400, 403, 404),
         },
       },
     },
@@ -204,7 +210,8 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
         tags: ['Features'],
         summary: 'Get a feature with its environments and current lifecycle stage',
         params: FeatureParams,
-        response: { 200: FeatureDetails, ...errorResponses(400, 403, 404) },
+        errors: errorStatuses(400, 403, 404),
+        response: { 200: FeatureDetails },
       },
     },
     async (request) => getFeatureDetails(db, request.params.projectId, request.params.featureName)

@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import type { Config } from '../config.js'
+import { LastResultPool } from './pg-pool.js'
 import { PGlitePool } from './pglite-pool.js'
 import type { DB } from './types.js'
 
@@ -30,7 +31,7 @@ export async function createDatabase (
     // An idle client whose server went away emits 'error'; without a listener it kills the process.
     pool.on('error', onPoolError)
     return {
-      db: new Kysely<DB>({ dialect: new PostgresDialect({ pool }) }),
+      db: new Kysely<DB>({ dialect: new PostgresDialect({ pool: new LastResultPool(pool) }) }),
       mode: 'postgres',
       poolStats: () => ({
         total: pool.totalCount,

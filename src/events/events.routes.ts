@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { Database } from '../db/types.js'
-import { errorResponses } from '../errors.js'
+import { errorStatuses } from '../errors.js'
 import { Nullable, Timestamp, UrlFriendly } from '../http/schemas.js'
 import { listEvents } from './events.store.js'
 
@@ -40,9 +40,9 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (
         description:
           'Pages of at most `limit` events; pass `nextCursor` as `cursor` for the next page. A token limited to some projects or environments sees only their events.',
         querystring: EventsQuery,
+        errors: errorStatuses(400, 403),
         response: {
           200: Type.Object({ events: Type.Array(Event), nextCursor: Type.Optional(Type.String()) }),
-          ...errorResponses(400, 403),
         },
       },
     },

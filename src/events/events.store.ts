@@ -1,4 +1,5 @@
-import type { ExpressionBuilder } from 'kysely'
+import { type ExpressionBuilder, sql } from 'kysely'
+import { literal } from '../db/scripted-transaction.js'
 import { ALL, type TokenScope } from '../auth/tokens.js'
 import type { DB, Queryable } from '../db/types.js'
 
@@ -36,20 +37,24 @@ export interface StoredEvent {
 
 const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value))
 
+/** The INSERT of one event, as a statement for a transaction script (see scriptedTransaction). */
+export function insertEventStatement (event: NewEvent): string {
+  const values = [
+    event.type,
+    event.createdBy,
+    event.project ?? null,
+    event.featureName ?? null,
+    event.environment ?? null,
+    json(event.data),
+    json(event.preData),
+  ].map(literal)
+  return `INSERT INTO events (type, created_by, project, feature_name, environment, data, pre_data)
+    VALUES (${values.join(', ')})`
+}
+
 /** Call inside the transaction that makes the change, so the event exists exactly when it does. */
 export async function recordEvent (db: Queryable, event: NewEvent): Promise<void> {
-  await db
-    .insertInto('events')
-    .values({
-      type: event.type,
-      created_by: event.createdBy,
-      project: event.project ?? null,
-      feature_name: event.featureName ?? null,
-      environment: event.environment ?? null,
-      data: json(event.data),
-      pre_data: json(event.preData),
-    })
-    .execute()
+  await sql.raw(insertEventStatement(event)).execute(db)
 }
 
 export interface EventFilter {

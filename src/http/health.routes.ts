@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { sql } from 'kysely'
 import type { Database } from '../db/types.js'
-import { ApiError, problemResponses } from '../errors.js'
+import { ApiError } from '../errors.js'
 
 export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
   app.get(
@@ -23,7 +23,8 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (
       schema: {
         tags: ['Operations'],
         summary: 'The database answers (no token); 503 otherwise',
-        response: { 200: Type.Object({ status: Type.Literal('ready') }), ...problemResponses(503) },
+        errors: [503],
+        response: { 200: Type.Object({ status: Type.Literal('ready') }) },
       },
     },
     async () => {

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { LifecycleStage } from '../catalog/catalog.schemas.js'
 import type { Database } from '../db/types.js'
-import { errorResponses } from '../errors.js'
+import { errorStatuses } from '../errors.js'
 import { EmptyReply, FeatureParams, StringEnum } from '../http/schemas.js'
 import { completeFeature, uncompleteFeature } from './lifecycle.service.js'
 import { listStages } from './lifecycle.store.js'
@@ -30,7 +30,8 @@ export const lifecycleRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asyn
           'Completing with the values already stored changes nothing and records no event; other values replace them (event feature-completed with preData).',
         params: FeatureParams,
         body: FeatureLifecycleCompleted,
-        response: { 200: EmptyReply, ...errorResponses(400, 403, 404, 413, 415) },
+        errors: errorStatuses(400, 403, 404, 413, 415),
+        response: { 200: EmptyReply },
       },
     },
     async (request, reply) => {
@@ -57,7 +58,8 @@ export const lifecycleRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asyn
         description:
           'Records feature-uncompleted with the previous values as preData. A feature that is not completed is left alone (200, no event).',
         params: FeatureParams,
-        response: { 200: EmptyReply, ...errorResponses(400, 403, 404) },
+        errors: errorStatuses(400, 403, 404),
+        response: { 200: EmptyReply },
       },
     },
     async (request, reply) => {
@@ -76,7 +78,8 @@ export const lifecycleRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asyn
         tags: ['Lifecycle'],
         summary: 'The lifecycle stages a feature is in, oldest first',
         params: FeatureParams,
-        response: { 200: Type.Array(LifecycleStage), ...errorResponses(400, 403, 404) },
+        errors: errorStatuses(400, 403, 404),
+        response: { 200: Type.Array(LifecycleStage) },
       },
     },
     async (request) =>

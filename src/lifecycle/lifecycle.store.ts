@@ -13,7 +13,10 @@ export interface FeatureRef {
   feature: string
 }
 
-/** Locks the feature row until the transaction ends; 404 naming what is missing. */
+/**
+ * Locks the feature row until the transaction ends; 404 naming what is missing. Read the
+ * completion in a later statement: one that waited for this lock would see a stale join.
+ */
 export async function lockFeature (db: Queryable, ref: FeatureRef): Promise<void> {
   const row = await db
     .selectFrom('features')

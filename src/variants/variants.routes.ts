@@ -4,7 +4,7 @@ import type { FastifyReply } from 'fastify'
 import type { TokenScope } from '../auth/tokens.js'
 import type { Config } from '../config.js'
 import type { Database } from '../db/types.js'
-import { errorResponses } from '../errors.js'
+import { errorStatuses } from '../errors.js'
 import { FeatureEnvironmentParams } from '../http/schemas.js'
 import { applyPatches, type Variant } from './variants.js'
 import { FeatureVariants, PatchOperation, VariantInput, VariantsQuery } from './variants.schemas.js'
@@ -46,15 +46,13 @@ export const variantsRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
     errorPathPrefix: string
   ) => {
     const { projectId, featureName, environment } = request.params
-    return db.transaction().execute((trx) =>
-      changeVariants(trx, { project: projectId, feature: featureName, environment }, compute, {
-        ifMatch: request.headers['if-match'],
-        dryRun: request.query.dryRun,
-        maxVariants: config.maxVariants,
-        createdBy: request.token.name,
-        errorPathPrefix,
-      })
-    )
+    return changeVariants(db, { project: projectId, feature: featureName, environment }, compute, {
+      ifMatch: request.headers['if-match'],
+      dryRun: request.query.dryRun,
+      maxVariants: config.maxVariants,
+      createdBy: request.token.name,
+      errorPathPrefix,
+    })
   }
 
   app.get(
@@ -64,16 +62,17 @@ export const variantsRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
         tags: ['Variants'],
         summary: "Get a feature's variants in an environment",
         params: FeatureEnvironmentParams,
-        response: { 200: { ...FeatureVariants, ...okResponse }, ...errorResponses(400, 403, 404) },
+        errors: errorStatuses(400, 403, 404),
+        response: { 200: { ...FeatureVariants, ...okResponse } },
       },
     },
     async (request, reply) => {
       const { projectId, featureName, environment } = request.params
-      const stored = await readFeatureEnvironment(
-        db,
-        { project: projectId, feature: featureName, environment },
-        false
-      )
+      const stored = await readFeatureEnvironment(db, {
+        project: projectId,
+        feature: featureName,
+        environment,
+      })
       return reply200(reply, stored)
     }
   )
@@ -89,9 +88,9 @@ export const variantsRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
         querystring: VariantsQuery,
         headers: IfMatchHeader,
         body: Type.Array(PatchOperation, { maxItems: config.maxPatchOperations }),
+        errors: errorStatuses(400, 403, 404, 412, 413, 415),
         response: {
           200: { ...FeatureVariants, ...okResponse },
-          ...errorResponses(400, 403, 404, 412, 413, 415),
         },
       },
     },
@@ -116,9 +115,9 @@ export const variantsRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
         querystring: VariantsQuery,
         headers: IfMatchHeader,
         body: Type.Array(VariantInput, { maxItems: config.maxVariants }),
+        errors: errorStatuses(400, 403, 404, 412, 413, 415),
         response: {
           200: { ...FeatureVariants, ...okResponse },
-          ...errorResponses(400, 403, 404, 412, 413, 415),
         },
       },
     },

@@ -1,13 +1,8 @@
-import type { Transaction } from 'kysely'
-import type { DB } from '../db/types.js'
+import { type ScriptedTransaction, scriptedTransaction } from '../db/scripted-transaction.js'
+import type { Database } from '../db/types.js'
 import { ApiError } from '../errors.js'
-import { recordEvent } from '../events/events.store.js'
 import { sameVariants, type Variant, validateVariants } from './variants.js'
-import {
-  type FeatureEnvironmentRef,
-  readFeatureEnvironment,
-  writeVariants,
-} from './variants.store.js'
+import { type FeatureEnvironmentRef, lockFeatureEnvironment, writeVariants } from './variants.store.js'
 
 export interface ChangeOptions {
   /** The If-Match header, if sent. */
@@ -37,17 +32,26 @@ export function ifMatchSatisfied (header: string, revision: number): boolean {
 }
 
 /**
- * The write path shared by PATCH and PUT, inside the caller's transaction: lock the row,
- * check If-Match, compute and validate the new variants, then write them and record the
- * event, unless nothing changed or it is a dry run.
+ * The write path shared by PATCH and PUT, as one transaction: lock the row, check If-Match,
+ * compute and validate the new variants, then write them and record the event, unless
+ * nothing changed or it is a dry run.
  */
-export async function changeVariants (
-  trx: Transaction<DB>,
+export function changeVariants (
+  db: Database,
   ref: FeatureEnvironmentRef,
   compute: (current: Variant[]) => unknown,
   options: ChangeOptions
 ): Promise<ChangeResult> {
-  const current = await readFeatureEnvironment(trx, ref, true)
+  return scriptedTransaction(db, (tx) => applyChange(tx, ref, compute, options))
+}
+
+async function applyChange (
+  tx: ScriptedTransaction,
+  ref: FeatureEnvironmentRef,
+  compute: (current: Variant[]) => unknown,
+  options: ChangeOptions
+): Promise<ChangeResult> {
+  const current = await lockFeatureEnvironment(tx, ref)
   if (options.ifMatch !== undefined && !ifMatchSatisfied(options.ifMatch, current.revision)) {
     throw new ApiError(
       'PreconditionFailedError',
@@ -61,8 +65,7 @@ export async function changeVariants (
   )
   if (options.dryRun) return { variants: next, revision: undefined }
   if (sameVariants(next, current.variants)) return current
-  const revision = await writeVariants(trx, ref, next)
-  await recordEvent(trx, {
+  await writeVariants(tx, ref, next, {
     type: 'feature-environment-variants-updated',
     createdBy: options.createdBy,
     project: ref.project,
@@ -71,5 +74,5 @@ export async function changeVariants (
     data: { variants: next },
     preData: { variants: current.variants },
   })
-  return { variants: next, revision }
+  return { variants: next, revision: current.revision + 1 }
 }

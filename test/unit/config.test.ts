@@ -5,7 +5,7 @@ describe('loadConfig', () => {
   it('has the documented defaults', () => {
     expect(loadConfig({})).toEqual({
       databaseUrl: undefined,
-      databasePoolSize: 10,
+      databasePoolSize: 20,
       port: 4242,
       host: '127.0.0.1',
       logLevel: 'info',
