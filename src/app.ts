@@ -10,7 +10,7 @@ import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
 import { ErrorBody, problemResponses } from './errors.js'
 import { eventsRoutes } from './events/events.routes.js'
-import { registerErrorHandling } from './http/error-handler.js'
+import { registerErrorHandling, sendError } from './http/error-handler.js'
 import { healthRoutes } from './http/health.routes.js'
 import { validatorCompiler } from './http/validation.js'
 import { lifecycleRoutes } from './lifecycle/lifecycle.routes.js'
@@ -20,6 +20,8 @@ import { variantsRoutes } from './variants/variants.routes.js'
 declare module 'fastify' {
   interface FastifyInstance {
     registeredRoutes: { method: string; url: string }[]
+    /** Set on SIGTERM: /ready answers 503 so that load balancers stop sending work. */
+    draining: boolean
   }
 }
 
@@ -43,11 +45,14 @@ export async function buildApp (
     routerOptions: { ignoreTrailingSlash: true },
     // One log line per request (the onResponse hook below) instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
+    // Errors the router raises before any route is found (a malformed %-escape in the path).
+    frameworkErrors: (error, request, reply) => sendError(request, reply, error),
   }).withTypeProvider<TypeBoxTypeProvider>()
 
   // The route table, for the test that proves every /api/admin route demands a token.
   const routes: { method: string; url: string }[] = []
   app.decorate('registeredRoutes', routes)
+  app.decorate('draining', false)
   app.addHook('onRoute', (route) => {
     for (const method of [route.method].flat()) routes.push({ method, url: route.url })
   })

@@ -30,6 +30,13 @@ export const EnvSchema = Type.Object({
   MAX_PATCH_OPERATIONS: Positive(1000, 'Most operations in one JSON Patch'),
   MAX_VARIANTS: Positive(1000, 'Most variants in one feature environment'),
   METRICS_ENABLED: Type.Boolean({ default: true }),
+  SHUTDOWN_DELAY_MS: Type.Integer({
+    minimum: 0,
+    maximum: 60_000,
+    default: 500,
+    description:
+      'On SIGTERM, how long /ready answers 503 while requests are still served, before the server closes',
+  }),
   TOKEN_CACHE_MS: Type.Integer({
     minimum: 0,
     maximum: 60_000,
@@ -53,6 +60,7 @@ export interface Config {
   maxVariants: number
   metricsEnabled: boolean
   tokenCacheMs: number
+  shutdownDelayMs: number
 }
 
 export class ConfigError extends Error {
@@ -92,5 +100,6 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     maxVariants: c.MAX_VARIANTS,
     metricsEnabled: c.METRICS_ENABLED,
     tokenCacheMs: c.TOKEN_CACHE_MS,
+    shutdownDelayMs: c.SHUTDOWN_DELAY_MS,
   }
 }

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises'
 import pino from 'pino'
 import { buildApp } from './app.js'
 import { ConfigError, loadConfig } from './config.js'
@@ -31,7 +32,12 @@ try {
   const shutdown = async (signal: string) => {
     if (closing) return
     closing = true
-    log.info({ signal }, 'shutting down: finishing in-flight requests')
+    log.info({ signal, delayMs: config.shutdownDelayMs }, 'shutting down: /ready now answers 503')
+    // Keep serving for a moment: a load balancer sees /ready fail and stops routing here, and
+    // requests already on their way are read before close() drops idle-looking connections.
+    app.draining = true
+    await sleep(config.shutdownDelayMs)
+    log.info('closing: finishing in-flight requests')
     try {
       await app.close()
       await database.db.destroy()

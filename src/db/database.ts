@@ -31,7 +31,9 @@ export async function createDatabase (
     // An idle client whose server went away emits 'error'; without a listener it kills the process.
     pool.on('error', onPoolError)
     return {
-      db: new Kysely<DB>({ dialect: new PostgresDialect({ pool: new LastResultPool(pool) }) }),
+      db: new Kysely<DB>({
+        dialect: new PostgresDialect({ pool: new LastResultPool(pool, onPoolError) }),
+      }),
       mode: 'postgres',
       poolStats: () => ({
         total: pool.totalCount,

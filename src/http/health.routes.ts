@@ -22,12 +22,13 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (
     {
       schema: {
         tags: ['Operations'],
-        summary: 'The database answers (no token); 503 otherwise',
+        summary: 'The database answers and the process is not shutting down (no token); 503 otherwise',
         errors: [503],
         response: { 200: Type.Object({ status: Type.Literal('ready') }) },
       },
     },
     async () => {
+      if (app.draining) throw new ApiError('ServiceUnavailableError', 'Shutting down')
       try {
         await sql`SELECT 1`.execute(db)
       } catch {

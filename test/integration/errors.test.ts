@@ -76,6 +76,11 @@ describe('the common error body', () => {
     expect(body.message).toBe('No route GET /nowhere')
   })
 
+  it('400 with the common body for a malformed %-escape in the path (found by fuzzing)', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/api/admin/projects/%', headers: auth() })
+    expectProblem(res, 400, 'BadDataError')
+  })
+
   it('a fresh id per error, and a request id header on every response', async () => {
     const a = await t.app.inject({ method: 'GET', url: '/nowhere' })
     const b = await t.app.inject({ method: 'GET', url: '/nowhere' })

@@ -16,6 +16,7 @@ describe('loadConfig', () => {
       maxVariants: 1000,
       metricsEnabled: true,
       tokenCacheMs: 1000,
+      shutdownDelayMs: 500,
     })
   })
 

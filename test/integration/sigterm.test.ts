@@ -1,0 +1,85 @@
+import { spawn } from 'node:child_process'
+import { request } from 'node:http'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { inject } from 'vitest'
+import { ADMIN_SECRET } from '../helpers/app.js'
+import { cloneTemplate, dropDatabase, withClient } from '../helpers/database.js'
+import { freePort } from '../helpers/postgres.js'
+
+let databaseUrl: string
+beforeAll(async () => {
+  databaseUrl = await cloneTemplate(inject('postgresUrl'))
+})
+afterAll(() => dropDatabase(inject('postgresUrl'), databaseUrl))
+
+/** Sends a request and resolves once its body has been handed to the socket, with its answer to come. */
+function send (port: number, method: string, path: string, body: unknown) {
+  const payload = JSON.stringify(body)
+  let flushed!: () => void
+  const sent = new Promise<void>((resolve) => { flushed = resolve })
+  const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        method,
+        path,
+        agent: false,
+        headers: { authorization: ADMIN_SECRET, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) },
+      },
+      (res) => {
+        let text = ''
+        res.on('data', (chunk) => { text += chunk })
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }))
+      }
+    )
+    req.on('error', reject)
+    req.end(payload, flushed)
+  })
+  return { sent, answer }
+}
+
+describe('SIGTERM under load', () => {
+  it('lets in-flight requests finish, then exits 0', async () => {
+    const port = await freePort()
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), LOG_LEVEL: 'warn', INIT_ADMIN_API_TOKENS: ADMIN_SECRET },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    })
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+    for (let i = 0; ; i++) {
+      try {
+        if ((await fetch(`http://127.0.0.1:${port}/ready`)).ok) break
+      } catch {
+        if (i > 300) throw new Error('server did not start')
+        await sleep(50)
+      }
+    }
+    const created = send(port, 'POST', '/api/admin/projects/default/features', { name: 'drain' })
+    expect((await created.answer).status).toBe(201)
+
+    // 80 writers on one feature serialise on its row lock, so many are in flight at once.
+    const path = '/api/admin/projects/default/features/drain/environments/development/variants'
+    const requests = Array.from({ length: 80 }, (_, i) =>
+      send(port, 'PATCH', path, [{ op: 'add', path: '/-', value: { name: `d${i}`, weight: 0 } }])
+    )
+    await Promise.all(requests.map((r) => r.sent))
+    let answeredBeforeSignal = 0
+    for (const r of requests) r.answer.then(() => answeredBeforeSignal++, () => {})
+    await sleep(0)
+    const pending = requests.length - answeredBeforeSignal
+    child.kill('SIGTERM')
+
+    const answers = await Promise.all(requests.map((r) => r.answer))
+    expect(answers.map((a) => a.status)).toEqual(Array(80).fill(200))
+    expect(pending).toBeGreaterThan(0)
+    expect(await exited).toBe(0)
+
+    const stored = await withClient(databaseUrl, (c) =>
+      c.query(`SELECT jsonb_array_length(variants) AS n FROM feature_environments
+               WHERE feature_name = 'drain' AND environment_name = 'development'`)
+    )
+    expect(stored.rows[0].n).toBe(80)
+  }, 60_000)
+})
