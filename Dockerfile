@@ -1,10 +1,10 @@
 # syntax=docker/dockerfile:1
-# Build: compile TypeScript with the dev dependencies.
+# Build: bundle the TypeScript sources with esbuild (a dev dependency).
 FROM node:22-alpine AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json build.mjs ./
 COPY src ./src
 RUN npm run build
 

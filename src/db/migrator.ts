@@ -1,8 +1,12 @@
+import { existsSync } from 'node:fs'
 import { readdir, readFile } from 'node:fs/promises'
 import { type Kysely, sql } from 'kysely'
 import type { DB } from './types.js'
 
-export const MIGRATIONS_DIR = new URL('../../migrations/', import.meta.url)
+/** `migrations/` at the package root, seen from src/db/ (sources) or dist/ (the bundle). */
+export const MIGRATIONS_DIR = ['../../migrations/', '../migrations/']
+  .map((relative) => new URL(relative, import.meta.url))
+  .find((url) => existsSync(url)) as URL
 
 /** Key of the transaction-scoped advisory lock that serialises concurrent migrators. */
 const MIGRATION_LOCK_KEY = 7_242_001
