@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { Database } from '../db/types.js'
 import { errorStatuses, notFound } from '../errors.js'
-import { recordEvent } from '../events/events.store.js'
+import { withEvent } from '../events/events.store.js'
 import { EmptyReply, Timestamp, UrlFriendly } from '../http/schemas.js'
 import type { TokenCache } from './auth.plugin.js'
 import { ALL, generateSecret } from './tokens.js'
@@ -72,19 +72,11 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ db: Database; tokens: Toke
         projects: normalizeScope(request.body.projects),
         environments: normalizeScope(request.body.environments),
       }
-      const token = await db.transaction().execute(async (trx) => {
-        const created = await insertToken(trx, scope, secret)
-        await recordEvent(trx, {
-          type: 'api-token-created',
-          createdBy: request.token.name,
-          data: {
-            tokenName: scope.name,
-            projects: scope.projects,
-            environments: scope.environments,
-          },
-        })
-        return created
-      })
+      const token = await withEvent(
+        db,
+        (trx) => insertToken(trx, scope, secret),
+        (created) => ({ type: 'api-token-created', createdBy: request.token.name, data: toInfo(created) })
+      )
       return reply.code(201).send({ ...toInfo(token), secret })
     }
   )
@@ -119,15 +111,15 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ db: Database; tokens: Toke
     },
     async (request, reply) => {
       const { tokenName } = request.params
-      await db.transaction().execute(async (trx) => {
-        const deleted = await deleteToken(trx, tokenName)
-        if (!deleted) throw notFound(`API token ${tokenName} does not exist`)
-        await recordEvent(trx, {
-          type: 'api-token-deleted',
-          createdBy: request.token.name,
-          data: toInfo(deleted),
-        })
-      })
+      await withEvent(
+        db,
+        async (trx) => {
+          const deleted = await deleteToken(trx, tokenName)
+          if (!deleted) throw notFound(`API token ${tokenName} does not exist`)
+          return deleted
+        },
+        (deleted) => ({ type: 'api-token-deleted', createdBy: request.token.name, data: toInfo(deleted) })
+      )
       tokens.forget(tokenName)
       return reply.code(200).send()
     }

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { Database } from '../db/types.js'
 import { errorStatuses } from '../errors.js'
-import { recordEvent } from '../events/events.store.js'
+import { withEvent } from '../events/events.store.js'
 import { EmptyReply, FeatureParams, ProjectParams } from '../http/schemas.js'
 import {
   EnableEnvironment,
@@ -53,16 +53,16 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
       },
     },
     async (request, reply) => {
-      const project = await db.transaction().execute(async (trx) => {
-        const created = await insertProject(trx, request.body)
-        await recordEvent(trx, {
+      const project = await withEvent(
+        db,
+        (trx) => insertProject(trx, request.body),
+        (created) => ({
           type: 'project-created',
           createdBy: request.token.name,
           project: created.id,
           data: request.body,
         })
-        return created
-      })
+      )
       return reply.code(201).send(project)
     }
   )
@@ -140,16 +140,16 @@ export const environmentRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = as
       },
     },
     async (request, reply) => {
-      const environment = await db.transaction().execute(async (trx) => {
-        const created = await insertEnvironment(trx, request.body)
-        await recordEvent(trx, {
+      const environment = await withEvent(
+        db,
+        (trx) => insertEnvironment(trx, request.body),
+        (created) => ({
           type: 'environment-created',
           createdBy: request.token.name,
           environment: created.name,
           data: request.body,
         })
-        return created
-      })
+      )
       return reply.code(201).send(environment)
     }
   )
@@ -172,17 +172,17 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
     },
     async (request, reply) => {
       const { projectId } = request.params
-      const feature = await db.transaction().execute(async (trx) => {
-        const created = await insertFeature(trx, projectId, request.body)
-        await recordEvent(trx, {
+      const feature = await withEvent(
+        db,
+        (trx) => insertFeature(trx, projectId, request.body),
+        (created) => ({
           type: 'feature-created',
           createdBy: request.token.name,
           project: projectId,
           featureName: created.name,
           data: { name: created.name, description: created.description, type: created.type },
         })
-        return created
-      })
+      )
       return reply.code(201).send(feature)
     }
   )

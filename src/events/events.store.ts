@@ -1,7 +1,7 @@
-import { type ExpressionBuilder, sql } from 'kysely'
+import { type ExpressionBuilder, sql, type Transaction } from 'kysely'
 import { literal } from '../db/scripted-transaction.js'
 import { ALL, type TokenScope } from '../auth/tokens.js'
-import type { DB, Queryable } from '../db/types.js'
+import type { Database, DB, Queryable } from '../db/types.js'
 
 export type EventType =
   | 'project-created'
@@ -55,6 +55,22 @@ export function insertEventStatement (event: NewEvent): string {
 /** Call inside the transaction that makes the change, so the event exists exactly when it does. */
 export async function recordEvent (db: Queryable, event: NewEvent): Promise<void> {
   await sql.raw(insertEventStatement(event)).execute(db)
+}
+
+/**
+ * Makes a change and records the event describing it in one transaction: both happen, or
+ * neither does.
+ */
+export function withEvent<T> (
+  db: Database,
+  change: (trx: Transaction<DB>) => Promise<T>,
+  describe: (result: T) => NewEvent
+): Promise<T> {
+  return db.transaction().execute(async (trx) => {
+    const result = await change(trx)
+    await recordEvent(trx, describe(result))
+    return result
+  })
 }
 
 export interface EventFilter {
