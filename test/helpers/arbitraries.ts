@@ -4,6 +4,9 @@ import { type Variant, validateVariants } from '../../src/variants/variants.js'
 /** How many cases each fuzz property runs; FUZZ_RUNS=10000 for a long run. */
 export const fuzzRuns = (normal: number) => Number(process.env.FUZZ_RUNS ?? normal)
 
+/** A test timeout that grows with FUZZ_RUNS (a long run takes minutes). */
+export const fuzzTimeout = 30_000 + Number(process.env.FUZZ_RUNS ?? 0) * 60
+
 const name = fc.stringMatching(/^[a-z0-9]{1,6}$/)
 const weightType = fc.constantFrom('variable', 'fix')
 

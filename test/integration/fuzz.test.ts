@@ -2,7 +2,7 @@ import fc from 'fast-check'
 import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ADMIN_SECRET, auth, buildTestApp, createFeature, createToken, type TestApp } from '../helpers/app.js'
-import { fuzzRuns, patchBody } from '../helpers/arbitraries.js'
+import { fuzzRuns, fuzzTimeout, patchBody } from '../helpers/arbitraries.js'
 import { featureState } from '../helpers/state.js'
 
 let t: TestApp
@@ -78,7 +78,7 @@ describe('fuzzing through the real app', () => {
       }),
       { numRuns: fuzzRuns(150) }
     )
-  })
+  }, fuzzTimeout)
 
   it('random completion bodies and headers: never 5xx, nothing completed after a 4xx', async () => {
     const completion = fc.oneof(
@@ -99,7 +99,7 @@ describe('fuzzing through the real app', () => {
       }),
       { numRuns: fuzzRuns(150) }
     )
-  })
+  }, fuzzTimeout)
 
   it('random path parameters on both operations: never 5xx, the common error body', async () => {
     await fc.assert(
@@ -120,7 +120,7 @@ describe('fuzzing through the real app', () => {
       }),
       { numRuns: fuzzRuns(100) }
     )
-  })
+  }, fuzzTimeout)
 
   it('raw byte bodies: never 5xx', async () => {
     await fc.assert(
@@ -135,5 +135,5 @@ describe('fuzzing through the real app', () => {
       }),
       { numRuns: fuzzRuns(100) }
     )
-  })
+  }, fuzzTimeout)
 })

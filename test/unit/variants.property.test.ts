@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { ApiError } from '../../src/errors.js'
 import { applyPatches, type Variant, validateVariants } from '../../src/variants/variants.js'
 import { TOTAL_WEIGHT } from '../../src/variants/weights.js'
-import { fuzzRuns, patchOperation as operation, storedVariants } from '../helpers/arbitraries.js'
+import { fuzzRuns, fuzzTimeout, patchOperation as operation, storedVariants } from '../helpers/arbitraries.js'
 
 describe('any patch on any valid variants', () => {
   it('yields valid variants following the weight rule, or a 400, never another exception', () => {
@@ -39,5 +39,5 @@ describe('any patch on any valid variants', () => {
       }),
       { numRuns: fuzzRuns(1000) }
     )
-  })
+  }, fuzzTimeout)
 })
