@@ -40,11 +40,7 @@ export const lifecycleRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asyn
         status: request.body.status,
         statusValue: request.body.statusValue ?? null,
       }
-      await db
-        .transaction()
-        .execute((trx) =>
-          completeFeature(trx, { project, feature }, completion, request.token.name)
-        )
+      await completeFeature(db, { project, feature }, completion, request.token.name)
       return reply.code(200).send()
     }
   )
@@ -64,9 +60,7 @@ export const lifecycleRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asyn
     },
     async (request, reply) => {
       const { projectId: project, featureName: feature } = request.params
-      await db
-        .transaction()
-        .execute((trx) => uncompleteFeature(trx, { project, feature }, request.token.name))
+      await uncompleteFeature(db, { project, feature }, request.token.name)
       return reply.code(200).send()
     }
   )

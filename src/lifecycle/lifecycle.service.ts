@@ -1,12 +1,10 @@
-import type { Transaction } from 'kysely'
-import type { DB } from '../db/types.js'
-import { recordEvent } from '../events/events.store.js'
+import { scriptedTransaction } from '../db/scripted-transaction.js'
+import type { Database } from '../db/types.js'
 import {
   type Completion,
   deleteCompletion,
   type FeatureRef,
   lockFeature,
-  readCompletion,
   writeCompletion,
 } from './lifecycle.store.js'
 
@@ -17,46 +15,43 @@ const eventData = (c: Completion) => ({
 })
 
 /**
- * Marks the feature completed with these values, under the feature's row lock. The same
- * values again change nothing and record nothing; different values replace the old ones,
- * which the event carries as preData.
+ * Marks the feature completed with these values, in one transaction under the feature's
+ * row lock. The same values again change nothing and record nothing; different values
+ * replace the old ones, which the event carries as preData.
  */
-export async function completeFeature (
-  trx: Transaction<DB>,
+export function completeFeature (
+  db: Database,
   ref: FeatureRef,
   completion: Completion,
   createdBy: string
 ): Promise<void> {
-  await lockFeature(trx, ref)
-  const previous = await readCompletion(trx, ref.feature)
-  if (previous?.status === completion.status && previous.statusValue === completion.statusValue) {
-    return
-  }
-  await writeCompletion(trx, ref.feature, completion)
-  await recordEvent(trx, {
-    type: 'feature-completed',
-    createdBy,
-    project: ref.project,
-    featureName: ref.feature,
-    data: eventData(completion),
-    ...(previous && { preData: eventData(previous) }),
+  return scriptedTransaction(db, async (tx) => {
+    const previous = await lockFeature(tx, ref)
+    if (previous?.status === completion.status && previous.statusValue === completion.statusValue) {
+      return
+    }
+    await writeCompletion(tx, ref.feature, completion, {
+      type: 'feature-completed',
+      createdBy,
+      project: ref.project,
+      featureName: ref.feature,
+      data: eventData(completion),
+      ...(previous && { preData: eventData(previous) }),
+    })
   })
 }
 
 /** Leaves the completed stage; a feature that is not completed is left as it is, with no event. */
-export async function uncompleteFeature (
-  trx: Transaction<DB>,
-  ref: FeatureRef,
-  createdBy: string
-): Promise<void> {
-  await lockFeature(trx, ref)
-  const previous = await readCompletion(trx, ref.feature)
-  if (!previous || !(await deleteCompletion(trx, ref.feature))) return
-  await recordEvent(trx, {
-    type: 'feature-uncompleted',
-    createdBy,
-    project: ref.project,
-    featureName: ref.feature,
-    preData: eventData(previous),
+export function uncompleteFeature (db: Database, ref: FeatureRef, createdBy: string): Promise<void> {
+  return scriptedTransaction(db, async (tx) => {
+    const previous = await lockFeature(tx, ref)
+    if (!previous) return
+    await deleteCompletion(tx, ref.feature, {
+      type: 'feature-uncompleted',
+      createdBy,
+      project: ref.project,
+      featureName: ref.feature,
+      preData: eventData(previous),
+    })
   })
 }

@@ -1,5 +1,7 @@
 import { explainMissing } from '../catalog/missing.js'
+import { literal, type ScriptedTransaction } from '../db/scripted-transaction.js'
 import type { Queryable } from '../db/types.js'
+import { insertEventStatement, type NewEvent } from '../events/events.store.js'
 
 export type CompletionStatus = 'kept' | 'discarded'
 
@@ -14,59 +16,56 @@ export interface FeatureRef {
 }
 
 /**
- * Locks the feature row until the transaction ends; 404 naming what is missing. Read the
- * completion in a later statement: one that waited for this lock would see a stale join.
+ * Opens the transaction, locks the feature row until it ends, and reads the completion, if
+ * any: one round trip. The read is a statement of its own after the locking one, so it sees
+ * what the previous lock holder committed (a join in the locking statement would not).
  */
-export async function lockFeature (db: Queryable, ref: FeatureRef): Promise<void> {
-  const row = await db
-    .selectFrom('features')
-    .select('name')
-    .where('project_id', '=', ref.project)
-    .where('name', '=', ref.feature)
-    .forUpdate()
-    .executeTakeFirst()
-  if (!row) throw await explainMissing(db, ref)
-}
-
-export async function readCompletion (
-  db: Queryable,
-  feature: string
+export async function lockFeature (
+  tx: ScriptedTransaction,
+  ref: FeatureRef
 ): Promise<Completion | undefined> {
-  const row = await db
-    .selectFrom('feature_lifecycles')
-    .select(['status', 'status_value'])
-    .where('feature_name', '=', feature)
-    .where('stage', '=', 'completed')
-    .executeTakeFirst()
-  return row && { status: row.status as CompletionStatus, statusValue: row.status_value }
+  const project = literal(ref.project)
+  const feature = literal(ref.feature)
+  const [row] = await tx.begin<{ found: boolean; status: string | null; status_value: string | null }>(
+    `SELECT name FROM features WHERE project_id = ${project} AND name = ${feature} FOR UPDATE;
+    SELECT EXISTS (SELECT 1 FROM features WHERE project_id = ${project} AND name = ${feature}) AS found,
+      l.status, l.status_value
+    FROM (SELECT 1) AS one
+    LEFT JOIN feature_lifecycles l ON l.feature_name = ${feature} AND l.stage = 'completed'`
+  )
+  if (!row?.found) throw await explainMissing(tx.db, ref)
+  return row.status === null
+    ? undefined
+    : { status: row.status as CompletionStatus, statusValue: row.status_value }
 }
 
-/** Enters `completed`, or updates its values when already there (keeping when it was entered). */
-export async function writeCompletion (db: Queryable, feature: string, completion: Completion) {
-  await db
-    .insertInto('feature_lifecycles')
-    .values({
-      feature_name: feature,
-      stage: 'completed',
-      status: completion.status,
-      status_value: completion.statusValue,
-    })
-    .onConflict((oc) =>
-      oc.columns(['feature_name', 'stage']).doUpdateSet({
-        status: completion.status,
-        status_value: completion.statusValue,
-      })
-    )
-    .execute()
+/**
+ * Enters `completed`, or updates its values when already there (keeping when it was entered),
+ * records the event and commits: one round trip.
+ */
+export async function writeCompletion (
+  tx: ScriptedTransaction,
+  feature: string,
+  completion: Completion,
+  event: NewEvent
+): Promise<void> {
+  const values = [feature, 'completed', completion.status, completion.statusValue].map(literal)
+  await tx.commit(`INSERT INTO feature_lifecycles (feature_name, stage, status, status_value)
+      VALUES (${values.join(', ')})
+      ON CONFLICT (feature_name, stage)
+      DO UPDATE SET status = EXCLUDED.status, status_value = EXCLUDED.status_value;
+    ${insertEventStatement(event)}`)
 }
 
-export async function deleteCompletion (db: Queryable, feature: string): Promise<boolean> {
-  const result = await db
-    .deleteFrom('feature_lifecycles')
-    .where('feature_name', '=', feature)
-    .where('stage', '=', 'completed')
-    .executeTakeFirst()
-  return result.numDeletedRows > 0n
+/** Leaves `completed`, records the event and commits: one round trip. */
+export async function deleteCompletion (
+  tx: ScriptedTransaction,
+  feature: string,
+  event: NewEvent
+): Promise<void> {
+  await tx.commit(`DELETE FROM feature_lifecycles
+      WHERE feature_name = ${literal(feature)} AND stage = 'completed';
+    ${insertEventStatement(event)}`)
 }
 
 export async function listStages (db: Queryable, ref: FeatureRef) {
