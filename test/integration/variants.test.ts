@@ -262,6 +262,42 @@ describe('PATCH variants: refusals leave everything as it was', () => {
   })
 })
 
+describe('values that need escaping', () => {
+  it('stores quotes, backslashes and SQL-looking text exactly, on a feature named with a quote', async () => {
+    const name = `it's-${uniqueName()}`
+    await createFeature(t.app, 'default', name)
+    const value = "'; DROP TABLE events; -- \\ \\' $$ $tag$ E'\\x00' \u00e9\u{1F600}"
+    const res = await patch(
+      [add({ name: "o'k", weight: 0, payload: { type: 'string', value }, overrides: [{ contextName: "user's", values: ["a'b", '\\'] }] })],
+      {},
+      url(encodeURIComponent(name))
+    )
+    expect(res.statusCode).toBe(200)
+    const expected = [{
+      name: "o'k",
+      weight: 1000,
+      weightType: 'variable',
+      stickiness: 'default',
+      payload: { type: 'string', value },
+      overrides: [{ contextName: "user's", values: ["a'b", '\\'] }],
+    }]
+    expect(json(res).variants).toEqual(expected)
+    const state = await featureState(t.database.db, name)
+    expect(state.environments.find((e) => e.environment_name === 'development')?.variants).toEqual(expected)
+    expect((await eventsOf(t.database.db, name)).at(-1)?.data).toEqual({ variants: expected })
+    const completed = await t.app.inject({
+      method: 'POST',
+      url: `/api/admin/projects/default/features/${encodeURIComponent(name)}/lifecycle/complete`,
+      headers: auth(),
+      payload: { status: 'kept', statusValue: value },
+    })
+    expect(completed.statusCode).toBe(200)
+    const stage = await t.database.db.selectFrom('feature_lifecycles').select('status_value')
+      .where('feature_name', '=', name).where('stage', '=', 'completed').executeTakeFirstOrThrow()
+    expect(stage.status_value).toBe(value)
+  })
+})
+
 describe('PUT variants', () => {
   it('replaces the whole array under the same rules, with an event', async () => {
     await patch([add({ name: 'old', weight: 0 })])
