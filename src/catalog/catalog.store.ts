@@ -5,7 +5,7 @@ import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.js'
 import type { Queryable } from '../db/types.js'
 import { nameExists, notFound } from '../errors.js'
 import { normalizeVariant, type Variant } from '../variants/variants.js'
-import type { FEATURE_TYPES, NewEnvironment, NewFeature, NewProject } from './catalog.schemas.js'
+import type { NewEnvironment, NewFeature, NewProject } from './catalog.schemas.js'
 import { explainMissing, findMissing } from './missing.js'
 
 export async function listProjects (db: Queryable, token: TokenScope) {
@@ -73,21 +73,19 @@ export async function insertEnvironment (db: Queryable, environment: Static<type
 
 /**
  * Enables an environment in a project and gives each of the project's features its
- * feature-environment there. Enabling twice changes nothing. Returns whether it was new.
+ * feature-environment there. Enabling twice changes nothing.
  */
 export async function enableEnvironment (db: Queryable, project: string, environment: string) {
   const missing = await findMissing(db, { project, environment }, false)
   if (missing) throw missing
-  const inserted = await db
+  await db
     .insertInto('project_environments')
     .values({ project_id: project, environment_name: environment })
     .onConflict((oc) => oc.doNothing())
-    .returning('environment_name')
-    .executeTakeFirst()
+    .execute()
   await sql`INSERT INTO feature_environments (feature_name, environment_name)
     SELECT name, ${environment} FROM features WHERE project_id = ${project}
     ON CONFLICT DO NOTHING`.execute(db)
-  return inserted !== undefined
 }
 
 const featureColumns = ['name', 'project_id', 'description', 'type', 'created_at'] as const
@@ -120,7 +118,7 @@ export async function insertFeature (
         name: feature.name,
         project_id: project,
         description: feature.description ?? null,
-        type: feature.type ?? ('release' satisfies (typeof FEATURE_TYPES)[number]),
+        type: feature.type ?? 'release',
       })
       .returning(featureColumns)
       .executeTakeFirstOrThrow()

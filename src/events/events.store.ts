@@ -53,7 +53,7 @@ export function insertEventStatement (event: NewEvent): string {
 }
 
 /** Call inside the transaction that makes the change, so the event exists exactly when it does. */
-export async function recordEvent (db: Queryable, event: NewEvent): Promise<void> {
+async function recordEvent (db: Queryable, event: NewEvent): Promise<void> {
   await sql.raw(insertEventStatement(event)).execute(db)
 }
 
