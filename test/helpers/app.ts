@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto'
 import type { LightMyRequestResponse } from 'fastify'
-import { inject } from 'vitest'
+import { afterAll, beforeAll, inject } from 'vitest'
 import { type App, buildApp } from '../../src/app.js'
 import { type Config, loadConfig } from '../../src/config.js'
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js'
@@ -42,6 +42,19 @@ export async function buildTestApp (env: Record<string, string> = {}): Promise<T
       await dropDatabase(serverUrl, databaseUrl)
     },
   }
+}
+
+/**
+ * The app for one test file: built before its tests, closed (and its database dropped)
+ * after them. The returned object is filled in by beforeAll.
+ */
+export function useTestApp (env: Record<string, string> = {}): TestApp {
+  const t = {} as TestApp
+  beforeAll(async () => {
+    Object.assign(t, await buildTestApp(env))
+  })
+  afterAll(() => t.close())
+  return t
 }
 
 export const auth = (secret = ADMIN_SECRET) => ({ authorization: secret })

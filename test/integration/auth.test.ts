@@ -1,21 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   ADMIN_SECRET,
   auth,
-  buildTestApp,
+  useTestApp,
   createFeature,
   createToken,
   expectProblem,
   json,
-  type TestApp,
   uniqueName,
 } from '../helpers/app.js'
 
-let t: TestApp
-beforeAll(async () => {
-  t = await buildTestApp()
-})
-afterAll(() => t.close())
+const t = useTestApp()
 
 /** A concrete URL for a route pattern, with existing names filled in. */
 const concrete = (url: string) =>

@@ -1,19 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   auth,
-  buildTestApp,
+  useTestApp,
   createFeature,
   expectProblem,
   json,
-  type TestApp,
   uniqueName,
 } from '../helpers/app.js'
 
-let t: TestApp
-beforeAll(async () => {
-  t = await buildTestApp()
-})
-afterAll(() => t.close())
+const t = useTestApp()
 
 const post = (url: string, payload: unknown) =>
   t.app.inject({ method: 'POST', url, headers: auth(), payload: payload as object })

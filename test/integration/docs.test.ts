@@ -1,11 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { buildTestApp, json, type TestApp } from '../helpers/app.js'
+import { describe, expect, it } from 'vitest'
+import { useTestApp, json } from '../helpers/app.js'
 
-let t: TestApp
-beforeAll(async () => {
-  t = await buildTestApp()
-})
-afterAll(() => t.close())
+const t = useTestApp()
 
 describe('OpenAPI', () => {
   it('serves the document at /docs/json and the UI at /docs without a token', async () => {

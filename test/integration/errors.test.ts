@@ -1,24 +1,19 @@
 import { Writable } from 'node:stream'
 import pino from 'pino'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.js'
 import { createDatabase } from '../../src/db/database.js'
 import { freePort } from '../helpers/postgres.js'
 import {
   auth,
-  buildTestApp,
+  useTestApp,
   createFeature,
   expectProblem,
   json,
-  type TestApp,
   testConfig,
 } from '../helpers/app.js'
 
-let t: TestApp
-beforeAll(async () => {
-  t = await buildTestApp({ BODY_LIMIT: '2048' })
-})
-afterAll(() => t.close())
+const t = useTestApp({ BODY_LIMIT: '2048' })
 
 const createUrl = '/api/admin/projects/default/features'
 

@@ -1,21 +1,16 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest'
+import { beforeEach, describe, expect, it } from 'vitest'
 import {
   auth,
-  buildTestApp,
+  useTestApp,
   createFeature,
   createToken,
   expectProblem,
   json,
-  type TestApp,
   uniqueName,
 } from '../helpers/app.js'
 import { eventsOf, featureState } from '../helpers/state.js'
 
-let t: TestApp
-beforeAll(async () => {
-  t = await buildTestApp()
-})
-afterAll(() => t.close())
+const t = useTestApp()
 
 let feature: string
 beforeEach(async () => {

@@ -1,11 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { auth, buildTestApp, expectProblem, type TestApp } from '../helpers/app.js'
+import { describe, expect, it } from 'vitest'
+import { auth, buildTestApp, expectProblem, useTestApp } from '../helpers/app.js'
 
-let t: TestApp
-beforeAll(async () => {
-  t = await buildTestApp()
-})
-afterAll(() => t.close())
+const t = useTestApp()
 
 describe('/metrics', () => {
   it('serves Prometheus metrics without a token: requests by route and status, latency, pool', async () => {
