@@ -1,6 +1,4 @@
 import { randomUUID } from 'node:crypto'
-import swagger from '@fastify/swagger'
-import swaggerUi from '@fastify/swagger-ui'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, LogController } from 'fastify'
 import { authPlugin, TokenCache } from './auth/auth.plugin.js'
@@ -8,18 +6,20 @@ import { tokenRoutes } from './auth/tokens.routes.js'
 import { environmentRoutes, featureRoutes, projectRoutes } from './catalog/catalog.routes.js'
 import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
-import { ErrorBody, problemResponses } from './errors.js'
 import { eventsRoutes } from './events/events.routes.js'
-import { registerErrorHandling, sendError } from './http/error-handler.js'
+import { clientErrorHandler, registerErrorHandling, sendError } from './http/error-handler.js'
 import { healthRoutes } from './http/health.routes.js'
+import { openApiPlugin } from './http/openapi.js'
+import { requestGuardsPlugin } from './http/request-guards.js'
+import { REQUEST_ID_PATTERN, requestLogPlugin } from './http/request-log.js'
 import { validatorCompiler } from './http/validation.js'
 import { lifecycleRoutes } from './lifecycle/lifecycle.routes.js'
+import { loggerOptions } from './logger.js'
 import { metricsPlugin } from './metrics/metrics.plugin.js'
 import { variantsRoutes } from './variants/variants.routes.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
-    registeredRoutes: { method: string; url: string }[]
     /** Set on SIGTERM: /ready answers 503 so that load balancers stop sending work. */
     draining: boolean
   }
@@ -30,97 +30,35 @@ export interface AppDeps {
 }
 
 /** Builds the HTTP application; the caller owns the database handle and closes it. */
-export async function buildApp (
-  config: Config,
-  { database }: AppDeps,
-  loggerInstance?: FastifyBaseLogger
-) {
+export async function buildApp (config: Config, { database }: AppDeps, loggerInstance?: FastifyBaseLogger) {
   const app = Fastify({
-    ...(loggerInstance ? { loggerInstance } : { logger: { level: config.logLevel } }),
+    ...(loggerInstance ? { loggerInstance } : { logger: loggerOptions(config.logLevel) }),
     bodyLimit: config.bodyLimit,
+    // Slow clients: all of a request must arrive within requestTimeout, and an idle
+    // connection is closed after connectionTimeout; Node checks both every second.
+    requestTimeout: config.requestTimeoutMs,
+    connectionTimeout: config.connectionTimeoutMs,
+    http: { connectionsCheckingInterval: 1000, headersTimeout: config.requestTimeoutMs },
     genReqId: (req) => {
       const sent = req.headers['x-request-id']
-      return typeof sent === 'string' && /^[\w.-]{1,100}$/.test(sent) ? sent : randomUUID()
+      return typeof sent === 'string' && REQUEST_ID_PATTERN.test(sent) ? sent : randomUUID()
     },
     routerOptions: { ignoreTrailingSlash: true },
-    // One log line per request (the onResponse hook below) instead of Fastify's two.
     logController: new LogController({ disableRequestLogging: true }),
     // Errors the router raises before any route is found (a malformed %-escape in the path).
     frameworkErrors: (error, request, reply) => sendError(request, reply, error),
+    clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>()
-
-  // The route table, for the test that proves every /api/admin route demands a token.
-  const routes: { method: string; url: string }[] = []
-  app.decorate('registeredRoutes', routes)
   app.decorate('draining', false)
-  app.addHook('onRoute', (route) => {
-    for (const method of [route.method].flat()) routes.push({ method, url: route.url })
-  })
-
   app.setValidatorCompiler(validatorCompiler)
-  // Only JSON bodies: anything else is a 415. JSON Patch has its own media type; it is JSON.
-  app.removeContentTypeParser('text/plain')
-  app.addContentTypeParser(
-    'application/json-patch+json',
-    { parseAs: 'string' },
-    app.getDefaultJsonParser('error', 'error')
-  )
-  app.addSchema(ErrorBody)
   registerErrorHandling(app)
-  app.addHook('onSend', async (request, reply) => {
-    reply.header('x-request-id', request.id)
-  })
-  app.addHook('onResponse', async (request, reply) => {
-    request.log.info(
-      {
-        method: request.method,
-        url: request.url,
-        statusCode: reply.statusCode,
-        responseTime: Math.round(reply.elapsedTime * 100) / 100,
-      },
-      'request completed'
-    )
-  })
 
-  await app.register(swagger, {
-    // Shared schemas keep their $id as their name in components.schemas.
-    refResolver: {
-      buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`),
-    },
-    transform: ({ schema, url }) => {
-      if (!schema?.errors) return { schema, url }
-      const { errors, ...rest } = schema
-      return {
-        schema: { ...rest, response: { ...(rest.response as object), ...problemResponses(errors) } },
-        url,
-      }
-    },
-    openapi: {
-      openapi: '3.1.0',
-      info: {
-        title: 'Feature-flag admin API',
-        version: '1.0.0',
-        description:
-          "Unleash-compatible admin API for feature-flag variants (RFC 6902 JSON Patch) and lifecycle completion. Every error is an RFC 9457 problem body (application/problem+json) with Unleash's `id`, `name`, `message` and `details`.",
-      },
-      components: {
-        securitySchemes: {
-          apiToken: {
-            type: 'apiKey',
-            in: 'header',
-            name: 'Authorization',
-            description: 'The token secret, optionally prefixed with "Bearer "',
-          },
-        },
-      },
-      security: [{ apiToken: [] }],
-    },
-  })
-  await app.register(swaggerUi, { routePrefix: '/docs' })
-
-  const tokens = new TokenCache(database.db, config.tokenCacheMs)
   const db = database.db
+  const tokens = new TokenCache(db, config.tokenCacheMs)
+  await app.register(requestLogPlugin)
   await app.register(authPlugin, { tokens })
+  await app.register(requestGuardsPlugin)
+  await app.register(openApiPlugin)
   if (config.metricsEnabled) await app.register(metricsPlugin, { database })
 
   await app.register(healthRoutes, { db })

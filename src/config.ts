@@ -6,10 +6,13 @@ const PostgresUrl = Type.String({
   description: 'PostgreSQL connection string (postgres:// or postgresql://)',
 })
 
-const Port = Type.Integer({ minimum: 0, maximum: 65535 })
-
 const Positive = (defaultValue: number, description: string) =>
   Type.Integer({ minimum: 1, default: defaultValue, description })
+
+const Milliseconds = (defaultValue: number, maximum: number, description: string) =>
+  Type.Integer({ minimum: 0, maximum, default: defaultValue, description })
+
+const MiB = 1024 * 1024
 
 /**
  * Environment variables read at start-up. The names are the contract with operators
@@ -18,88 +21,121 @@ const Positive = (defaultValue: number, description: string) =>
 export const EnvSchema = Type.Object({
   DATABASE_URL: Type.Optional(PostgresUrl),
   DATABASE_POOL_SIZE: Positive(20, 'Connections in the PostgreSQL pool'),
-  PORT: Type.Integer({ ...Port, default: 4242 }),
+  DATABASE_CONNECT_TIMEOUT_MS: Positive(
+    3000,
+    'How long opening a database connection may take before the request answers 503'
+  ),
+  DATABASE_QUEUE_LIMIT: Type.Integer({
+    minimum: 0,
+    default: 1000,
+    description: 'Requests that may wait for a database connection when all are in use; more get 429',
+  }),
+  DATABASE_QUEUE_TIMEOUT_MS: Positive(
+    10_000,
+    'How long a request may wait for a database connection before it gets 429'
+  ),
+  PORT: Type.Integer({ minimum: 0, maximum: 65535, default: 4242 }),
   HOST: Type.String({ minLength: 1, default: '127.0.0.1' }),
   LOG_LEVEL: Type.Union(
-    ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].map((l) => Type.Literal(l)),
+    [
+      Type.Literal('fatal'),
+      Type.Literal('error'),
+      Type.Literal('warn'),
+      Type.Literal('info'),
+      Type.Literal('debug'),
+      Type.Literal('trace'),
+      Type.Literal('silent'),
+    ],
     { default: 'info' }
   ),
   INIT_ADMIN_API_TOKENS: Type.Optional(Type.String()),
   DATA_DIR: Type.String({ minLength: 1, default: './data' }),
-  BODY_LIMIT: Positive(1024 * 1024, 'Largest request body in bytes (413 above it)'),
+  BODY_LIMIT: Positive(MiB, 'Largest request body in bytes (413 above it)'),
   MAX_PATCH_OPERATIONS: Positive(1000, 'Most operations in one JSON Patch'),
   MAX_VARIANTS: Positive(1000, 'Most variants in one feature environment'),
+  MAX_VARIANTS_BYTES: Positive(
+    MiB,
+    'Largest serialised variants array of one feature environment, in bytes (UTF-8 JSON)'
+  ),
+  REQUEST_TIMEOUT_MS: Positive(
+    30_000,
+    'All of a request (headers and body) must arrive within this; a slower one gets 408 and its connection is closed'
+  ),
+  CONNECTION_TIMEOUT_MS: Positive(
+    120_000,
+    'A connection with no traffic in either direction for this long is closed'
+  ),
   METRICS_ENABLED: Type.Boolean({ default: true }),
-  SHUTDOWN_DELAY_MS: Type.Integer({
-    minimum: 0,
-    maximum: 60_000,
-    default: 500,
-    description:
-      'On SIGTERM, how long /ready answers 503 while requests are still served, before the server closes',
-  }),
-  TOKEN_CACHE_MS: Type.Integer({
-    minimum: 0,
-    maximum: 60_000,
-    default: 1000,
-    description: 'How long a token lookup is cached; a revoked token stops working within it',
-  }),
+  SHUTDOWN_DELAY_MS: Milliseconds(
+    500,
+    60_000,
+    'On SIGTERM, how long /ready answers 503 while requests are still served, before the server closes'
+  ),
+  TOKEN_CACHE_MS: Milliseconds(
+    1000,
+    60_000,
+    'How long a token lookup is cached; a revoked token stops working within it'
+  ),
 })
 
 export type Env = Static<typeof EnvSchema>
 
-export interface Config {
-  databaseUrl: string | undefined
-  databasePoolSize: number
-  port: number
-  host: string
-  logLevel: string
-  initAdminApiTokens: string[]
-  dataDir: string
-  bodyLimit: number
-  maxPatchOperations: number
-  maxVariants: number
-  metricsEnabled: boolean
-  tokenCacheMs: number
-  shutdownDelayMs: number
+/** Variables whose values are secrets: never printed, not even in a configuration error. */
+const SECRET_VARIABLES = new Set(['INIT_ADMIN_API_TOKENS'])
+
+/** `postgres://user:secret@host/db` → `postgres://user:***@host/db`; other text unchanged. */
+export function redactUrl (text: string): string {
+  return text.replace(/(\b[a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:)[^@/\s]*@/gi, '$1***@')
 }
 
 export class ConfigError extends Error {
   override name = 'ConfigError'
 }
 
+function toConfig (env: Env) {
+  return {
+    databaseUrl: env.DATABASE_URL,
+    databasePoolSize: env.DATABASE_POOL_SIZE,
+    databaseConnectTimeoutMs: env.DATABASE_CONNECT_TIMEOUT_MS,
+    databaseQueueLimit: env.DATABASE_QUEUE_LIMIT,
+    databaseQueueTimeoutMs: env.DATABASE_QUEUE_TIMEOUT_MS,
+    port: env.PORT,
+    host: env.HOST,
+    logLevel: env.LOG_LEVEL,
+    initAdminApiTokens: (env.INIT_ADMIN_API_TOKENS ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s.length > 0),
+    dataDir: env.DATA_DIR,
+    bodyLimit: env.BODY_LIMIT,
+    maxPatchOperations: env.MAX_PATCH_OPERATIONS,
+    maxVariants: env.MAX_VARIANTS,
+    maxVariantsBytes: env.MAX_VARIANTS_BYTES,
+    requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
+    connectionTimeoutMs: env.CONNECTION_TIMEOUT_MS,
+    metricsEnabled: env.METRICS_ENABLED,
+    tokenCacheMs: env.TOKEN_CACHE_MS,
+    shutdownDelayMs: env.SHUTDOWN_DELAY_MS,
+  }
+}
+
+export type Config = ReturnType<typeof toConfig>
+
 /** Reads and validates the environment; throws one ConfigError naming every bad variable. */
 export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
-  const known = Object.keys(EnvSchema.properties)
   const raw: Record<string, unknown> = {}
-  for (const key of known) {
+  for (const key of Object.keys(EnvSchema.properties)) {
     const value = env[key]
     if (value !== undefined && value !== '') raw[key] = value
   }
   const converted = Value.Convert(EnvSchema, Value.Default(EnvSchema, { ...raw }))
   const problems = [...Value.Errors(EnvSchema, converted)].map((e) => {
     const name = e.path.slice(1)
-    return `${name}=${JSON.stringify(raw[name])} is invalid (${e.message.toLowerCase()})`
+    const value = SECRET_VARIABLES.has(name) ? '(hidden)' : redactUrl(JSON.stringify(raw[name]))
+    return `${name}=${value} is invalid (${e.message.toLowerCase()})`
   })
   if (problems.length > 0) {
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`)
   }
-  const c = converted as Env
-  return {
-    databaseUrl: c.DATABASE_URL,
-    databasePoolSize: c.DATABASE_POOL_SIZE,
-    port: c.PORT,
-    host: c.HOST,
-    logLevel: c.LOG_LEVEL,
-    initAdminApiTokens: (c.INIT_ADMIN_API_TOKENS ?? '')
-      .split(',')
-      .map((s) => s.trim())
-      .filter((s) => s.length > 0),
-    dataDir: c.DATA_DIR,
-    bodyLimit: c.BODY_LIMIT,
-    maxPatchOperations: c.MAX_PATCH_OPERATIONS,
-    maxVariants: c.MAX_VARIANTS,
-    metricsEnabled: c.METRICS_ENABLED,
-    tokenCacheMs: c.TOKEN_CACHE_MS,
-    shutdownDelayMs: c.SHUTDOWN_DELAY_MS,
-  }
+  return toConfig(converted as Env)
 }

@@ -7,18 +7,70 @@ export interface ErrorDetail {
   path?: string
 }
 
+/**
+ * The one table of error kinds: name, HTTP status, title, and what the status means in the
+ * OpenAPI document. Every error response is built from a row of it.
+ */
 const kinds = {
-  BadDataError: { status: 400, title: 'Bad request data' },
-  AuthenticationRequired: { status: 401, title: 'Authentication required' },
-  UnauthorizedError: { status: 401, title: 'Invalid API token' },
-  PermissionError: { status: 403, title: 'Missing permission' },
-  NotFoundError: { status: 404, title: 'Not found' },
-  NameExistsError: { status: 409, title: 'Name already exists' },
-  PreconditionFailedError: { status: 412, title: 'Precondition failed' },
-  PayloadTooLargeError: { status: 413, title: 'Payload too large' },
-  ContentTypeError: { status: 415, title: 'Unsupported content type' },
-  InternalError: { status: 500, title: 'Internal error' },
-  ServiceUnavailableError: { status: 503, title: 'Service unavailable' },
+  BadDataError: {
+    status: 400,
+    title: 'Bad request data',
+    description: 'Invalid request data (body, path parameters, query, or the resulting variants)',
+  },
+  AuthenticationRequired: {
+    status: 401,
+    title: 'Authentication required',
+    description: 'No API token, or an unknown one',
+  },
+  UnauthorizedError: { status: 401, title: 'Invalid API token', description: 'No API token, or an unknown one' },
+  PermissionError: {
+    status: 403,
+    title: 'Missing permission',
+    description: 'The API token does not cover this project or environment, or is of the wrong type',
+  },
+  NotFoundError: {
+    status: 404,
+    title: 'Not found',
+    description: 'The project, feature, environment or route does not exist',
+  },
+  MethodNotAllowedError: {
+    status: 405,
+    title: 'Method not allowed',
+    description: 'The path exists, but not with this method; the Allow header lists the methods it has',
+  },
+  RequestTimeoutError: {
+    status: 408,
+    title: 'Request timeout',
+    description: 'The request did not arrive in time',
+  },
+  NameExistsError: { status: 409, title: 'Name already exists', description: 'The name is taken' },
+  PreconditionFailedError: {
+    status: 412,
+    title: 'Precondition failed',
+    description: 'If-Match does not match the current ETag',
+  },
+  PayloadTooLargeError: {
+    status: 413,
+    title: 'Payload too large',
+    description: 'The request body is larger than the configured limit',
+  },
+  ContentTypeError: { status: 415, title: 'Unsupported content type', description: 'The request body is not JSON' },
+  TooManyRequestsError: {
+    status: 429,
+    title: 'Too many requests',
+    description: 'The service is busy (every database connection in use and the wait queue full or too slow); retry after the Retry-After header',
+  },
+  RequestHeaderFieldsTooLargeError: {
+    status: 431,
+    title: 'Request header fields too large',
+    description: 'The request headers are larger than the server accepts',
+  },
+  InternalError: { status: 500, title: 'Internal error', description: 'An unexpected error; its id is logged' },
+  ServiceUnavailableError: {
+    status: 503,
+    title: 'Service unavailable',
+    description: 'The database is unreachable',
+  },
 } as const
 
 export type ErrorName = keyof typeof kinds
@@ -31,7 +83,9 @@ export class ApiError extends Error {
   constructor (
     readonly errorName: ErrorName,
     message: string,
-    details?: ErrorDetail[]
+    details?: ErrorDetail[],
+    /** Response headers that belong to this error (Retry-After, Allow). */
+    readonly headers: Record<string, string> = {}
   ) {
     super(message)
     this.name = errorName
@@ -45,6 +99,11 @@ export const badData = (message: string, details?: ErrorDetail[]) =>
 export const notFound = (message: string) => new ApiError('NotFoundError', message)
 export const nameExists = (message: string) => new ApiError('NameExistsError', message)
 export const permissionDenied = (message: string) => new ApiError('PermissionError', message)
+
+/** The status a kind answers with, and the first kind for a status (for errors Fastify raises). */
+export const statusOf = (name: ErrorName) => kinds[name].status
+export const errorNameForStatus = (status: number): ErrorName | undefined =>
+  (Object.keys(kinds) as ErrorName[]).find((name) => kinds[name].status === status)
 
 export const ErrorBody = Type.Object(
   {
@@ -79,40 +138,52 @@ export function toErrorBody (error: ApiError): ErrorBodyType {
   }
 }
 
-const descriptions: Record<number, string> = {
-  400: 'Invalid request data (body, path parameters, query, or the resulting variants)',
-  401: 'No API token, or an unknown one',
-  403: 'The API token does not cover this project or environment',
-  404: 'The project, feature, environment or route does not exist',
-  409: 'The name is taken',
-  412: 'If-Match does not match the current ETag',
-  413: 'The request body is larger than the configured limit',
-  415: 'The request body is not JSON',
-  503: 'The database is unreachable',
+/** What each error status means, for the OpenAPI document (the first kind with that status). */
+export const statusDescription = (status: number) => {
+  const name = errorNameForStatus(status)
+  return name === undefined ? `HTTP ${status}` : kinds[name].description
+}
+
+/** The documents a business rule checks; a route says where each one is in its request. */
+export type RuleDocument = 'operations' | 'variants'
+
+export interface RuleProblem {
+  /** JSON Pointer into the document, when the problem has a place. */
+  at?: string
+  /** The sentence, given the pointer rooted where the route puts the document. */
+  describe(path: string): string
 }
 
 /**
- * The OpenAPI responses for a route's error statuses. Routes list their statuses in
- * `schema.errors`, and the OpenAPI transform in app.ts turns them into these, so Fastify
- * compiles no serializer for them (the error handler writes the problem body itself).
+ * A 400 found by a pure rule (patch application, variant validation, the weight rule). It
+ * knows places only within its document (`/0/weight` in the variants); the route declares
+ * where that document is in its request (`/body`, or `/variants` for a patch result) in its
+ * `documentRoots` config, and the error handler roots the paths.
  */
-export function problemResponses (statuses: number[]) {
-  const out: Record<number, unknown> = {}
-  for (const status of statuses) {
-    out[status] = {
-      description: descriptions[status],
-      content: { 'application/problem+json': { schema: Type.Ref(ErrorBody) } },
-    }
+export class RuleError extends Error {
+  constructor (
+    readonly document: RuleDocument,
+    readonly problems: [RuleProblem, ...RuleProblem[]]
+  ) {
+    super(problems[0].describe(problems[0].at ?? ''))
+    this.name = 'RuleError'
   }
-  return out
-}
 
-/** The error statuses of a route under /api/admin: these plus 401 (token) and 503 (database). */
-export const errorStatuses = (...statuses: number[]) => [...statuses, 401, 503]
-
-declare module 'fastify' {
-  interface FastifySchema {
-    /** Error statuses the route can answer, for the OpenAPI document. */
-    errors?: number[]
+  toApiError (root: string): ApiError {
+    const details = this.problems.map((p) =>
+      p.at === undefined
+        ? { message: p.describe(root) }
+        : { path: root + p.at, message: p.describe(root + p.at) }
+    )
+    return new ApiError('BadDataError', details[0]?.message ?? this.message, details)
   }
 }
+
+/** A problem whose sentence starts with its place: "/variants/0/weight must be integer". */
+export const problemAt = (at: string, text: string): RuleProblem => ({
+  at,
+  describe: (path) => `${path || '/'} ${text}`,
+})
+
+/** A problem with a fixed sentence, and optionally a place for details[].path. */
+export const problem = (text: string, at?: string): RuleProblem => ({ at, describe: () => text })

@@ -2,6 +2,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import pino from 'pino'
 import { buildApp } from './app.js'
 import { ConfigError, loadConfig } from './config.js'
+import { loggerOptions } from './logger.js'
 import { openDatabase } from './startup.js'
 
 function readConfig () {
@@ -17,7 +18,7 @@ function readConfig () {
 }
 
 const config = readConfig()
-const log = pino({ level: config.logLevel })
+const log = pino(loggerOptions(config.logLevel))
 log.debug({ ms: Math.round(performance.now()) }, 'modules loaded')
 
 try {

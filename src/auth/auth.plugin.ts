@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest } from 'fastify'
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Database } from '../db/types.js'
 import { ApiError, permissionDenied } from '../errors.js'
@@ -12,13 +12,23 @@ import {
 } from './tokens.js'
 import { type ApiToken, findTokenBySecret } from './tokens.store.js'
 
+/**
+ * Who may call a route. Every route declares it in its `config.access`; the app refuses to
+ * start if one does not, so no route can exist without its guard.
+ * - `public`: no token (health, readiness, metrics, docs);
+ * - `token`: an API token whose scope covers the route's `projectId` and `environment`
+ *   path parameters (any API token on a route without them);
+ * - `admin`: an API token scoped to every project and environment (`*`/`*`).
+ */
+export type Access = 'public' | 'token' | 'admin'
+
 declare module 'fastify' {
   interface FastifyRequest {
+    /** The authenticated token; set on every route whose access is not `public`. */
     token: TokenScope
   }
   interface FastifyContextConfig {
-    /** Needs a token scoped to every project and environment (`*`/`*`). */
-    admin?: boolean
+    access?: Access
   }
 }
 
@@ -56,44 +66,59 @@ export class TokenCache {
   }
 }
 
-/** The project and environment named by the route's path parameters, if any. */
-function scopeOf (request: FastifyRequest) {
-  const params = (request.params ?? {}) as Record<string, string | undefined>
-  return { project: params.projectId, environment: params.environment }
-}
-
-export function authorise (token: TokenScope, request: FastifyRequest): void {
-  if (request.routeOptions.config.admin && !isAdmin(token)) {
-    throw permissionDenied(
-      `API token ${token.name} needs access to all projects and environments (*) for this operation`
-    )
-  }
-  const { project, environment } = scopeOf(request)
-  if (project !== undefined && !coversProject(token, project)) {
-    throw permissionDenied(`API token ${token.name} has no access to project ${project}`)
-  }
-  if (environment !== undefined && !coversEnvironment(token, environment)) {
+/** 403 unless the token's scope covers the environment (for environments named in a body). */
+export function requireEnvironment (token: TokenScope, environment: string): void {
+  if (!coversEnvironment(token, environment)) {
     throw permissionDenied(`API token ${token.name} has no access to environment ${environment}`)
   }
 }
 
-/** Every request under /api/admin, known route or not, must carry a valid token. */
+/** 403 unless the token may call a route of this access with these path parameters. */
+export function authorise (token: TokenScope, access: Access | undefined, params: unknown): void {
+  if (access === 'admin' && !isAdmin(token)) {
+    throw permissionDenied(
+      `API token ${token.name} needs access to all projects and environments (*) for this operation`
+    )
+  }
+  const { projectId, environment } = (params ?? {}) as Record<string, unknown>
+  if (typeof projectId === 'string' && !coversProject(token, projectId)) {
+    throw permissionDenied(`API token ${token.name} has no access to project ${projectId}`)
+  }
+  if (typeof environment === 'string') requireEnvironment(token, environment)
+}
+
+async function authenticate (tokens: TokenCache, request: FastifyRequest): Promise<ApiToken> {
+  const secret = secretFromHeader(request.headers.authorization)
+  if (secret === undefined) {
+    throw new ApiError('AuthenticationRequired', 'You must send an API token in the Authorization header')
+  }
+  const token = await tokens.lookup(secret)
+  if (!token) throw new ApiError('UnauthorizedError', 'The API token is unknown or was deleted')
+  return token
+}
+
+/**
+ * Authentication and authorisation, decided from the route the router matched (after it
+ * decoded the path and dropped an absolute-form target), never from the request text.
+ * A request that matches no route needs a valid token too, so that the answer (404) reveals
+ * nothing about which paths exist to someone without one.
+ */
 export const authPlugin = fp<{ tokens: TokenCache }>(
   async (app: FastifyInstance, { tokens }) => {
     app.decorateRequest('token', null as unknown as TokenScope)
+    const routes: RouteOptions[] = []
+    app.addHook('onRoute', (route) => {
+      routes.push(route)
+    })
+    app.addHook('onReady', async () => {
+      const unguarded = routes.filter((r) => r.config?.access === undefined).map((r) => `${r.method} ${r.url}`)
+      if (unguarded.length > 0) throw new Error(`Routes without a declared access: ${unguarded.join(', ')}`)
+    })
     app.addHook('onRequest', async (request) => {
-      if (!request.url.startsWith('/api/admin')) return
-      const secret = secretFromHeader(request.headers.authorization)
-      if (secret === undefined) {
-        throw new ApiError(
-          'AuthenticationRequired',
-          'You must send an API token in the Authorization header'
-        )
-      }
-      const token = await tokens.lookup(secret)
-      if (!token) throw new ApiError('UnauthorizedError', 'The API token is unknown or was deleted')
-      request.token = token
-      authorise(token, request)
+      const access = request.routeOptions.config.access
+      if (access === 'public') return
+      request.token = await authenticate(tokens, request)
+      authorise(request.token, access, request.params)
     })
   },
   { name: 'auth' }

@@ -1,8 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { Database } from '../db/types.js'
-import { errorStatuses, notFound } from '../errors.js'
-import { withEvent } from '../events/events.store.js'
+import { notFound } from '../errors.js'
+import { insertEvent, toJsonText } from '../events/events.store.js'
+import { errorStatuses } from '../http/openapi.js'
 import { EmptyReply, Timestamp, UrlFriendly } from '../http/schemas.js'
 import type { TokenCache } from './auth.plugin.js'
 import { ALL, generateSecret } from './tokens.js'
@@ -56,7 +57,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ db: Database; tokens: Toke
   app.post(
     '/api/admin/api-tokens',
     {
-      config: { admin: true },
+      config: { access: 'admin' },
       schema: {
         tags: ['API tokens'],
         summary: 'Create an API token (needs a */* token)',
@@ -72,11 +73,11 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ db: Database; tokens: Toke
         projects: normalizeScope(request.body.projects),
         environments: normalizeScope(request.body.environments),
       }
-      const token = await withEvent(
-        db,
-        (trx) => insertToken(trx, scope, secret),
-        (created) => ({ type: 'api-token-created', createdBy: request.token.name, data: toInfo(created) })
-      )
+      const token = await db.transaction().execute(async (trx) => {
+        const created = await insertToken(trx, scope, secret)
+        await insertEvent(trx, { type: 'api-token-created', createdBy: request.token.name, data: toJsonText(toInfo(created)) })
+        return created
+      })
       return reply.code(201).send({ ...toInfo(token), secret })
     }
   )
@@ -84,7 +85,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ db: Database; tokens: Toke
   app.get(
     '/api/admin/api-tokens',
     {
-      config: { admin: true },
+      config: { access: 'admin' },
       schema: {
         tags: ['API tokens'],
         summary: 'List API tokens (never their secrets; needs a */* token)',
@@ -98,28 +99,24 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ db: Database; tokens: Toke
   app.delete(
     '/api/admin/api-tokens/:tokenName',
     {
-      config: { admin: true },
+      config: { access: 'admin' },
       schema: {
         tags: ['API tokens'],
         summary: 'Delete an API token (needs a */* token)',
         description:
           'The secret stops working at once on this instance and within TOKEN_CACHE_MS (1 s by default) on the others.',
         params: Type.Object({ tokenName: UrlFriendly('Token name') }),
-        errors: errorStatuses(400, 403, 404),
+        errors: errorStatuses(400, 403, 404, 413, 415),
         response: { 200: EmptyReply },
       },
     },
     async (request, reply) => {
       const { tokenName } = request.params
-      await withEvent(
-        db,
-        async (trx) => {
-          const deleted = await deleteToken(trx, tokenName)
-          if (!deleted) throw notFound(`API token ${tokenName} does not exist`)
-          return deleted
-        },
-        (deleted) => ({ type: 'api-token-deleted', createdBy: request.token.name, data: toInfo(deleted) })
-      )
+      await db.transaction().execute(async (trx) => {
+        const deleted = await deleteToken(trx, tokenName)
+        if (!deleted) throw notFound(`API token ${tokenName} does not exist`)
+        await insertEvent(trx, { type: 'api-token-deleted', createdBy: request.token.name, data: toJsonText(toInfo(deleted)) })
+      })
       tokens.forget(tokenName)
       return reply.code(200).send()
     }

@@ -1,8 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { Database } from '../db/types.js'
-import { errorStatuses } from '../errors.js'
-import { withEvent } from '../events/events.store.js'
+import { insertEvent, toJsonText } from '../events/events.store.js'
+import { errorStatuses } from '../http/openapi.js'
 import { EmptyReply, FeatureParams, ProjectParams } from '../http/schemas.js'
 import {
   EnableEnvironment,
@@ -30,6 +30,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.get(
     '/api/admin/projects',
     {
+      config: { access: 'token' },
       schema: {
         tags: ['Projects'],
         summary: 'List the projects the token can see',
@@ -43,7 +44,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.post(
     '/api/admin/projects',
     {
-      config: { admin: true },
+      config: { access: 'admin' },
       schema: {
         tags: ['Projects'],
         summary: 'Create a project (needs a */* token)',
@@ -53,16 +54,16 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
       },
     },
     async (request, reply) => {
-      const project = await withEvent(
-        db,
-        (trx) => insertProject(trx, request.body),
-        (created) => ({
+      const project = await db.transaction().execute(async (trx) => {
+        const created = await insertProject(trx, request.body)
+        await insertEvent(trx, {
           type: 'project-created',
           createdBy: request.token.name,
           project: created.id,
-          data: request.body,
+          data: toJsonText(request.body),
         })
-      )
+        return created
+      })
       return reply.code(201).send(project)
     }
   )
@@ -70,6 +71,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.get(
     '/api/admin/projects/:projectId',
     {
+      config: { access: 'token' },
       schema: {
         tags: ['Projects'],
         summary: 'Get a project',
@@ -84,7 +86,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.post(
     '/api/admin/projects/:projectId/environments',
     {
-      config: { admin: true },
+      config: { access: 'admin' },
       schema: {
         tags: ['Environments'],
         summary: 'Enable an environment in a project (needs a */* token)',
@@ -97,11 +99,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
       },
     },
     async (request, reply) => {
-      await db
-        .transaction()
-        .execute((trx) =>
-          enableEnvironment(trx, request.params.projectId, request.body.environment)
-        )
+      await db.transaction().execute((trx) => enableEnvironment(trx, request.params.projectId, request.body.environment))
       return reply.code(200).send()
     }
   )
@@ -114,6 +112,7 @@ export const environmentRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = as
   app.get(
     '/api/admin/environments',
     {
+      config: { access: 'token' },
       schema: {
         tags: ['Environments'],
         summary: 'List environments',
@@ -129,7 +128,7 @@ export const environmentRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = as
   app.post(
     '/api/admin/environments',
     {
-      config: { admin: true },
+      config: { access: 'admin' },
       schema: {
         tags: ['Environments'],
         summary: 'Create an environment (needs a */* token)',
@@ -140,16 +139,16 @@ export const environmentRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = as
       },
     },
     async (request, reply) => {
-      const environment = await withEvent(
-        db,
-        (trx) => insertEnvironment(trx, request.body),
-        (created) => ({
+      const environment = await db.transaction().execute(async (trx) => {
+        const created = await insertEnvironment(trx, request.body)
+        await insertEvent(trx, {
           type: 'environment-created',
           createdBy: request.token.name,
           environment: created.name,
-          data: request.body,
+          data: toJsonText(request.body),
         })
-      )
+        return created
+      })
       return reply.code(201).send(environment)
     }
   )
@@ -159,6 +158,7 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.post(
     '/api/admin/projects/:projectId/features',
     {
+      config: { access: 'token' },
       schema: {
         tags: ['Features'],
         summary: 'Create a feature flag',
@@ -172,17 +172,17 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
     },
     async (request, reply) => {
       const { projectId } = request.params
-      const feature = await withEvent(
-        db,
-        (trx) => insertFeature(trx, projectId, request.body),
-        (created) => ({
+      const feature = await db.transaction().execute(async (trx) => {
+        const created = await insertFeature(trx, projectId, request.body)
+        await insertEvent(trx, {
           type: 'feature-created',
           createdBy: request.token.name,
           project: projectId,
           featureName: created.name,
-          data: { name: created.name, description: created.description, type: created.type },
+          data: toJsonText({ name: created.name, description: created.description, type: created.type }),
         })
-      )
+        return created
+      })
       return reply.code(201).send(feature)
     }
   )
@@ -190,6 +190,7 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.get(
     '/api/admin/projects/:projectId/features',
     {
+      config: { access: 'token' },
       schema: {
         tags: ['Features'],
         summary: 'List the features of a project',
@@ -206,14 +207,16 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.get(
     '/api/admin/projects/:projectId/features/:featureName',
     {
+      config: { access: 'token' },
       schema: {
         tags: ['Features'],
         summary: 'Get a feature with its environments and current lifecycle stage',
+        description: "Only the environments the token's scope covers are listed.",
         params: FeatureParams,
         errors: errorStatuses(400, 403, 404),
         response: { 200: FeatureDetails },
       },
     },
-    async (request) => getFeatureDetails(db, request.params.projectId, request.params.featureName)
+    async (request) => getFeatureDetails(db, request.params.projectId, request.params.featureName, request.token)
   )
 }

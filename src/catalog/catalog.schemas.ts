@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox'
 import { Nullable, StringEnum, Timestamp, UrlFriendly } from '../http/schemas.js'
+import { LifecycleStage } from '../lifecycle/lifecycle.schemas.js'
 import { Variant } from '../variants/variants.schemas.js'
 
 const Description = Type.String({ maxLength: 1000 })
@@ -43,7 +44,7 @@ export const EnableEnvironment = Type.Object(
   { additionalProperties: false }
 )
 
-export const FEATURE_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission']
+export const FEATURE_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission'] as const
 
 export const NewFeature = Type.Object(
   {
@@ -62,26 +63,19 @@ export const Feature = Type.Object({
   createdAt: Timestamp,
 })
 
-export const LifecycleStage = Type.Object({
-  stage: StringEnum(['initial', 'completed']),
-  enteredStageAt: Timestamp,
-  status: Type.Optional(StringEnum(['kept', 'discarded'])),
-  statusValue: Type.Optional(Type.String()),
-})
-
 export const FeatureDetails = Type.Composite([
   Feature,
   Type.Object({
-    lifecycle: Type.Object(
-      { stage: StringEnum(['initial', 'completed']), enteredStageAt: Timestamp },
-      { description: 'The stage entered last' }
-    ),
+    lifecycle: Type.Composite([LifecycleStage], {
+      description: 'The stage entered last, with its status and statusValue when it is completed',
+    }),
     environments: Type.Array(
       Type.Object({
         name: Type.String(),
         enabled: Type.Boolean(),
         variants: Type.Array(Variant),
-      })
+      }),
+      { description: "The feature's environments that the token's scope covers" }
     ),
   }),
 ])

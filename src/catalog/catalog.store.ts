@@ -1,26 +1,30 @@
 import type { Static } from '@sinclair/typebox'
-import { sql } from 'kysely'
 import { ALL, type TokenScope } from '../auth/tokens.js'
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.js'
 import type { Queryable } from '../db/types.js'
 import { nameExists, notFound } from '../errors.js'
-import { normalizeVariant, type Variant } from '../variants/variants.js'
+import type { Variant } from '../variants/variants.schemas.js'
 import type { NewEnvironment, NewFeature, NewProject } from './catalog.schemas.js'
 import { explainMissing, findMissing } from './missing.js'
 
+const projectColumns = ['id', 'name', 'description', 'created_at'] as const
+
+const toProject = (row: { id: string; name: string; description: string | null; created_at: Date }) => ({
+  id: row.id,
+  name: row.name,
+  description: row.description,
+  createdAt: row.created_at,
+})
+
 export async function listProjects (db: Queryable, token: TokenScope) {
-  let query = db.selectFrom('projects').select(['id', 'name', 'description', 'created_at'])
+  let query = db.selectFrom('projects').select(projectColumns)
   if (!token.projects.includes(ALL)) query = query.where('id', 'in', token.projects)
   const rows = await query.orderBy('id').execute()
   return rows.map(toProject)
 }
 
 export async function getProject (db: Queryable, id: string) {
-  const row = await db
-    .selectFrom('projects')
-    .select(['id', 'name', 'description', 'created_at'])
-    .where('id', '=', id)
-    .executeTakeFirst()
+  const row = await db.selectFrom('projects').select(projectColumns).where('id', '=', id).executeTakeFirst()
   if (!row) throw notFound(`Project ${id} does not exist`)
   return toProject(row)
 }
@@ -30,7 +34,7 @@ export async function insertProject (db: Queryable, project: Static<typeof NewPr
     const row = await db
       .insertInto('projects')
       .values({ id: project.id, name: project.name, description: project.description ?? null })
-      .returning(['id', 'name', 'description', 'created_at'])
+      .returning(projectColumns)
       .executeTakeFirstOrThrow()
     return toProject(row)
   } catch (error) {
@@ -39,19 +43,8 @@ export async function insertProject (db: Queryable, project: Static<typeof NewPr
   }
 }
 
-const toProject = (row: {
-  id: string
-  name: string
-  description: string | null
-  created_at: Date
-}) => ({ id: row.id, name: row.name, description: row.description, createdAt: row.created_at })
-
 export async function listEnvironments (db: Queryable) {
-  const rows = await db
-    .selectFrom('environments')
-    .select(['name', 'type', 'created_at'])
-    .orderBy('name')
-    .execute()
+  const rows = await db.selectFrom('environments').select(['name', 'type', 'created_at']).orderBy('name').execute()
   return rows.map((r) => ({ name: r.name, type: r.type, createdAt: r.created_at }))
 }
 
@@ -73,7 +66,7 @@ export async function insertEnvironment (db: Queryable, environment: Static<type
 
 /**
  * Enables an environment in a project and gives each of the project's features its
- * feature-environment there. Enabling twice changes nothing.
+ * feature-environment there. Enabling twice changes nothing. Call inside a transaction.
  */
 export async function enableEnvironment (db: Queryable, project: string, environment: string) {
   const missing = await findMissing(db, { project, environment }, false)
@@ -83,9 +76,14 @@ export async function enableEnvironment (db: Queryable, project: string, environ
     .values({ project_id: project, environment_name: environment })
     .onConflict((oc) => oc.doNothing())
     .execute()
-  await sql`INSERT INTO feature_environments (feature_name, environment_name)
-    SELECT name, ${environment} FROM features WHERE project_id = ${project}
-    ON CONFLICT DO NOTHING`.execute(db)
+  await db
+    .insertInto('feature_environments')
+    .columns(['feature_name', 'environment_name'])
+    .expression((eb) =>
+      eb.selectFrom('features').select(['name', eb.val(environment).as('environment_name')]).where('project_id', '=', project)
+    )
+    .onConflict((oc) => oc.doNothing())
+    .execute()
 }
 
 const featureColumns = ['name', 'project_id', 'description', 'type', 'created_at'] as const
@@ -104,12 +102,8 @@ const toFeature = (row: {
   createdAt: row.created_at,
 })
 
-/** Creates the feature, its feature-environments and its `initial` lifecycle stage. */
-export async function insertFeature (
-  db: Queryable,
-  project: string,
-  feature: Static<typeof NewFeature>
-) {
+/** Creates the feature, its feature-environments and its `initial` lifecycle stage. Call inside a transaction. */
+export async function insertFeature (db: Queryable, project: string, feature: Static<typeof NewFeature>) {
   let row: Parameters<typeof toFeature>[0]
   try {
     row = await db
@@ -127,10 +121,16 @@ export async function insertFeature (
     if (isForeignKeyViolation(error)) throw notFound(`Project ${project} does not exist`)
     throw error
   }
-  await sql`INSERT INTO feature_environments (feature_name, environment_name)
-    SELECT ${feature.name}, environment_name FROM project_environments WHERE project_id = ${project}`.execute(
-    db
-  )
+  await db
+    .insertInto('feature_environments')
+    .columns(['feature_name', 'environment_name'])
+    .expression((eb) =>
+      eb
+        .selectFrom('project_environments')
+        .select([eb.val(feature.name).as('feature_name'), 'environment_name'])
+        .where('project_id', '=', project)
+    )
+    .execute()
   await db
     .insertInto('feature_lifecycles')
     .values({ feature_name: feature.name, stage: 'initial', status: null, status_value: null })
@@ -149,7 +149,8 @@ export async function listFeatures (db: Queryable, project: string) {
   return rows.map(toFeature)
 }
 
-export async function getFeatureDetails (db: Queryable, project: string, name: string) {
+/** A feature with its current lifecycle stage and the environments (with variants) the token may see. */
+export async function getFeatureDetails (db: Queryable, project: string, name: string, token: TokenScope) {
   const row = await db
     .selectFrom('features')
     .select(featureColumns)
@@ -157,16 +158,19 @@ export async function getFeatureDetails (db: Queryable, project: string, name: s
     .where('name', '=', name)
     .executeTakeFirst()
   if (!row) throw await explainMissing(db, { project, feature: name })
-  const [environments, stage] = await Promise.all([
-    db
-      .selectFrom('feature_environments')
-      .select(['environment_name', 'enabled', 'variants'])
-      .where('feature_name', '=', name)
-      .orderBy('environment_name')
-      .execute(),
+  let environments = db
+    .selectFrom('feature_environments')
+    .select(['environment_name', 'enabled', 'variants'])
+    .where('feature_name', '=', name)
+    .orderBy('environment_name')
+  if (!token.environments.includes(ALL)) {
+    environments = environments.where('environment_name', 'in', token.environments)
+  }
+  const [visible, stage] = await Promise.all([
+    environments.execute(),
     db
       .selectFrom('feature_lifecycles')
-      .select(['stage', 'entered_stage_at'])
+      .select(['stage', 'entered_stage_at', 'status', 'status_value'])
       .where('feature_name', '=', name)
       .orderBy('entered_stage_at', 'desc')
       .limit(1)
@@ -175,13 +179,15 @@ export async function getFeatureDetails (db: Queryable, project: string, name: s
   return {
     ...toFeature(row),
     lifecycle: {
-      stage: stage.stage as 'initial' | 'completed',
+      stage: stage.stage,
       enteredStageAt: stage.entered_stage_at,
+      ...(stage.status !== null && { status: stage.status }),
+      ...(stage.status_value !== null && { statusValue: stage.status_value }),
     },
-    environments: environments.map((e) => ({
+    environments: visible.map((e) => ({
       name: e.environment_name,
       enabled: e.enabled,
-      variants: (e.variants as Variant[]).map(normalizeVariant),
+      variants: JSON.parse(e.variants) as Variant[],
     })),
   }
 }

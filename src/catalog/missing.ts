@@ -1,4 +1,3 @@
-import { sql } from 'kysely'
 import type { Queryable } from '../db/types.js'
 import { type ApiError, notFound } from '../errors.js'
 
@@ -25,21 +24,23 @@ export async function findMissing (
   environmentMustBeEnabled: boolean
 ): Promise<ApiError | undefined> {
   const { project, feature = '', environment = '' } = target
-  const { rows } = await sql<{
-    project: boolean
-    feature_project: string | null
-    environment: boolean
-    enabled: boolean
-  }>`SELECT
-      EXISTS (SELECT 1 FROM projects WHERE id = ${project}) AS project,
-      (SELECT project_id FROM features WHERE name = ${feature}) AS feature_project,
-      EXISTS (SELECT 1 FROM environments WHERE name = ${environment}) AS environment,
-      EXISTS (SELECT 1 FROM project_environments
-              WHERE project_id = ${project} AND environment_name = ${environment}) AS enabled`.execute(
-    db
-  )
-  const found = rows[0]
-  if (!found?.project) return notFound(`Project ${project} does not exist`)
+  const found = await db
+    .selectNoFrom((eb) => [
+      eb.exists(eb.selectFrom('projects').select('id').where('id', '=', project)).as('project'),
+      eb.selectFrom('features').select('project_id').where('name', '=', feature).as('feature_project'),
+      eb.exists(eb.selectFrom('environments').select('name').where('name', '=', environment)).as('environment'),
+      eb
+        .exists(
+          eb
+            .selectFrom('project_environments')
+            .select('project_id')
+            .where('project_id', '=', project)
+            .where('environment_name', '=', environment)
+        )
+        .as('enabled'),
+    ])
+    .executeTakeFirstOrThrow()
+  if (!found.project) return notFound(`Project ${project} does not exist`)
   if (target.feature !== undefined && found.feature_project !== project) {
     return notFound(`Feature ${feature} does not exist in project ${project}`)
   }

@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs'
 import { Kysely, PostgresDialect } from 'kysely'
 import pg from 'pg'
 import type { Config } from '../config.js'
-import { LastResultPool } from './pg-pool.js'
+import { AdmittingPool } from './pg-pool.js'
 import { PGlitePool } from './pglite-pool.js'
 import type { DB } from './types.js'
 
@@ -10,11 +10,23 @@ export interface DatabaseHandle {
   db: Kysely<DB>
   /** `postgres` with DATABASE_URL, `embedded` (PGlite, one process only) without. */
   mode: 'postgres' | 'embedded'
-  /** Connections in use and idle, for the metrics endpoint. */
+  /** Connections in use and idle, and requests waiting for one, for the metrics endpoint. */
   poolStats(): { total: number; idle: number; waiting: number }
 }
 
-type DatabaseConfig = Pick<Config, 'databaseUrl' | 'databasePoolSize' | 'dataDir'>
+type DatabaseConfig = Pick<
+  Config,
+  | 'databaseUrl'
+  | 'databasePoolSize'
+  | 'databaseConnectTimeoutMs'
+  | 'databaseQueueLimit'
+  | 'databaseQueueTimeoutMs'
+  | 'dataDir'
+>
+
+/** PostgreSQL's type id of `json`. Its values stay text: the service stores and serves the text it wrote. */
+const JSON_TYPE = 114
+const asText = (value: string) => value
 
 export async function createDatabase (
   config: DatabaseConfig,
@@ -24,27 +36,39 @@ export async function createDatabase (
     const pool = new pg.Pool({
       connectionString: config.databaseUrl,
       max: config.databasePoolSize,
-      // A request waits at most this long for a connection, then gets 503 instead of hanging.
-      connectionTimeoutMillis: 3000,
+      // Bounds opening a connection (an unreachable server answers 503 within it); waiting for
+      // a free one is bounded by the admission queue instead (see AdmittingPool).
+      connectionTimeoutMillis: config.databaseConnectTimeoutMs,
       idleTimeoutMillis: 30_000,
+      types: {
+        getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+          oid === JSON_TYPE ? asText : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+      },
     })
     // An idle client whose server went away emits 'error'; without a listener it kills the process.
     pool.on('error', onPoolError)
+    const admitting = new AdmittingPool(
+      pool,
+      {
+        size: config.databasePoolSize,
+        queueLimit: config.databaseQueueLimit,
+        queueTimeoutMs: config.databaseQueueTimeoutMs,
+      },
+      onPoolError
+    )
     return {
-      db: new Kysely<DB>({
-        dialect: new PostgresDialect({ pool: new LastResultPool(pool, onPoolError) }),
-      }),
+      db: new Kysely<DB>({ dialect: new PostgresDialect({ pool: admitting }) }),
       mode: 'postgres',
       poolStats: () => ({
         total: pool.totalCount,
         idle: pool.idleCount,
-        waiting: pool.waitingCount,
+        waiting: admitting.stats.waiting,
       }),
     }
   }
   const { PGlite } = await import('@electric-sql/pglite')
   mkdirSync(config.dataDir, { recursive: true })
-  const pglite = await PGlite.create(config.dataDir)
+  const pglite = await PGlite.create(config.dataDir, { parsers: { [JSON_TYPE]: asText } })
   return {
     db: new Kysely<DB>({ dialect: new PostgresDialect({ pool: new PGlitePool(pglite) }) }),
     mode: 'embedded',

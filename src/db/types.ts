@@ -1,4 +1,5 @@
 import type { ColumnType, Generated, Kysely, Transaction } from 'kysely'
+import type { CompletionStatus, StageName } from '../lifecycle/lifecycle.schemas.js'
 
 type CreatedAt = ColumnType<Date, never, never>
 
@@ -28,19 +29,22 @@ export interface FeaturesTable {
   created_at: CreatedAt
 }
 
-/** `variants` is JSONB: written as a JSON string, read back parsed. */
+/**
+ * `variants` is a JSON column holding exactly the text the service wrote (see
+ * serializeVariants): read and written as that text, never re-serialised by the database.
+ */
 export interface FeatureEnvironmentsTable {
   feature_name: string
   environment_name: string
   enabled: Generated<boolean>
-  variants: ColumnType<unknown, string | undefined, string>
+  variants: ColumnType<string, string | undefined, string>
   revision: Generated<number>
 }
 
 export interface FeatureLifecyclesTable {
   feature_name: string
-  stage: string
-  status: string | null
+  stage: StageName
+  status: CompletionStatus | null
   status_value: string | null
   entered_stage_at: ColumnType<Date, never, never>
 }
@@ -61,8 +65,9 @@ export interface EventsTable {
   project: string | null
   feature_name: string | null
   environment: string | null
-  data: ColumnType<unknown, string | null, never>
-  pre_data: ColumnType<unknown, string | null, never>
+  /** JSON text, as written. */
+  data: ColumnType<string | null, string | null, never>
+  pre_data: ColumnType<string | null, string | null, never>
 }
 
 export interface DB {

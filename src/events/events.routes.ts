@@ -1,9 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { Database } from '../db/types.js'
-import { errorStatuses } from '../errors.js'
+import { errorStatuses } from '../http/openapi.js'
 import { Nullable, Timestamp, UrlFriendly } from '../http/schemas.js'
-import { listEvents } from './events.store.js'
+import { EVENTS_PAGE_BYTES, listEvents } from './events.store.js'
 
 const MAX_PAGE = 500
 
@@ -24,7 +24,7 @@ const EventsQuery = Type.Object({
   feature: Type.Optional(UrlFriendly('Only events of this feature')),
   environment: Type.Optional(UrlFriendly('Only events of this environment')),
   type: Type.Optional(Type.String({ description: 'Only events of this type' })),
-  limit: Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 100 }),
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 100 })),
   cursor: Type.Optional(
     Type.String({ pattern: '^[0-9]{1,18}$', description: 'nextCursor of the previous page' })
   ),
@@ -34,11 +34,12 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (
   app.get(
     '/api/admin/events',
     {
+      config: { access: 'token' },
       schema: {
         tags: ['Events'],
         summary: 'List events, newest first',
         description:
-          'Pages of at most `limit` events; pass `nextCursor` as `cursor` for the next page. A token limited to some projects or environments sees only their events.',
+          `Pages of at most \`limit\` events, and of at most ${EVENTS_PAGE_BYTES / 1024 / 1024} MiB of event data (a page always holds at least one event); when more match, pass \`nextCursor\` as \`cursor\` for the next page. A token limited to some projects or environments sees only their events, and only a token with access to everything (*/*) sees the api-token events.`,
         querystring: EventsQuery,
         errors: errorStatuses(400, 403),
         response: {
@@ -47,14 +48,11 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (
       },
     },
     async (request) => {
-      const { cursor, ...filter } = request.query
+      const { cursor, limit = 100, ...filter } = request.query
       const before = cursor === undefined ? undefined : Number(cursor)
-      const events = await listEvents(db, { ...filter, before }, request.token)
-      const last = events.at(-1)
-      return {
-        events,
-        ...(events.length === filter.limit && last && { nextCursor: String(last.id) }),
-      }
+      const page = await listEvents(db, { ...filter, limit, before }, request.token)
+      const last = page.events.at(-1)
+      return { events: page.events, ...(page.more && last && { nextCursor: String(last.id) }) }
     }
   )
 }

@@ -1,7 +1,6 @@
-import { type ExpressionBuilder, sql, type Transaction } from 'kysely'
-import { literal } from '../db/scripted-transaction.js'
-import { ALL, type TokenScope } from '../auth/tokens.js'
-import type { Database, DB, Queryable } from '../db/types.js'
+import { type ExpressionBuilder, sql } from 'kysely'
+import { ALL, isAdmin, type TokenScope } from '../auth/tokens.js'
+import type { DB, Queryable } from '../db/types.js'
 
 export type EventType =
   | 'project-created'
@@ -13,14 +12,21 @@ export type EventType =
   | 'api-token-created'
   | 'api-token-deleted'
 
+/** JSON already serialised, so that a large document is serialised once for its row, its event and the reply. */
+export type JsonText = string & { readonly jsonText: unique symbol }
+export const toJsonText = (value: unknown) => JSON.stringify(value) as JsonText
+/** `{"<member>": <json>}` without parsing or serialising `json` again. */
+export const jsonMember = (member: string, json: string) =>
+  `{${JSON.stringify(member)}:${json}}` as JsonText
+
 export interface NewEvent {
   type: EventType
   createdBy: string
   project?: string
   featureName?: string
   environment?: string
-  data?: unknown
-  preData?: unknown
+  data?: JsonText
+  preData?: JsonText
 }
 
 export interface StoredEvent {
@@ -35,42 +41,20 @@ export interface StoredEvent {
   preData?: unknown
 }
 
-const json = (value: unknown) => (value === undefined ? null : JSON.stringify(value))
-
-/** The INSERT of one event, as a statement for a transaction script (see scriptedTransaction). */
-export function insertEventStatement (event: NewEvent): string {
-  const values = [
-    event.type,
-    event.createdBy,
-    event.project ?? null,
-    event.featureName ?? null,
-    event.environment ?? null,
-    json(event.data),
-    json(event.preData),
-  ].map(literal)
-  return `INSERT INTO events (type, created_by, project, feature_name, environment, data, pre_data)
-    VALUES (${values.join(', ')})`
-}
+/** The events table row of an event. */
+export const eventRow = (event: NewEvent) => ({
+  type: event.type,
+  created_by: event.createdBy,
+  project: event.project ?? null,
+  feature_name: event.featureName ?? null,
+  environment: event.environment ?? null,
+  data: event.data ?? null,
+  pre_data: event.preData ?? null,
+})
 
 /** Call inside the transaction that makes the change, so the event exists exactly when it does. */
-async function recordEvent (db: Queryable, event: NewEvent): Promise<void> {
-  await sql.raw(insertEventStatement(event)).execute(db)
-}
-
-/**
- * Makes a change and records the event describing it in one transaction: both happen, or
- * neither does.
- */
-export function withEvent<T> (
-  db: Database,
-  change: (trx: Transaction<DB>) => Promise<T>,
-  describe: (result: T) => NewEvent
-): Promise<T> {
-  return db.transaction().execute(async (trx) => {
-    const result = await change(trx)
-    await recordEvent(trx, describe(result))
-    return result
-  })
+export async function insertEvent (db: Queryable, event: NewEvent): Promise<void> {
+  await db.insertInto('events').values(eventRow(event)).execute()
 }
 
 export interface EventFilter {
@@ -83,7 +67,14 @@ export interface EventFilter {
   limit: number
 }
 
-/** Narrows the listing to what the token may see: its projects, and its environments or none. */
+/** A page stops growing once its events hold this many bytes of data (it always has one event). */
+export const EVENTS_PAGE_BYTES = 4 * 1024 * 1024
+
+/**
+ * Narrows the listing to what the token may see: events of its projects, in its
+ * environments or in none; and the api-token events (every token's name and scope) only
+ * for a token with access to everything.
+ */
 function inScope (token: TokenScope) {
   return (eb: ExpressionBuilder<DB, 'events'>) => {
     const conditions = []
@@ -95,31 +86,92 @@ function inScope (token: TokenScope) {
         eb.or([eb('environment', 'is', null), eb('environment', 'in', token.environments)])
       )
     }
+    if (!isAdmin(token)) {
+      conditions.push(eb('type', 'not in', ['api-token-created', 'api-token-deleted']))
+    }
     return eb.and(conditions)
   }
 }
 
+export interface EventsPage {
+  events: StoredEvent[]
+  /** More events match: pass the last id as `before` for the next page. */
+  more: boolean
+}
+
+/**
+ * A page of at most `limit` events, newest first, that also stops before EVENTS_PAGE_BYTES of
+ * data: first the ids and stored sizes (read without reading the values), then the rows
+ * that fit.
+ */
 export async function listEvents (
   db: Queryable,
   filter: EventFilter,
   token: TokenScope
-): Promise<StoredEvent[]> {
-  let query = db.selectFrom('events').selectAll().where(inScope(token))
-  if (filter.project !== undefined) query = query.where('project', '=', filter.project)
-  if (filter.feature !== undefined) query = query.where('feature_name', '=', filter.feature)
-  if (filter.environment !== undefined) query = query.where('environment', '=', filter.environment)
-  if (filter.type !== undefined) query = query.where('type', '=', filter.type)
-  if (filter.before !== undefined) query = query.where('id', '<', filter.before)
-  const rows = await query.orderBy('id', 'desc').limit(filter.limit).execute()
-  return rows.map((row) => ({
-    id: Number(row.id),
-    type: row.type,
-    createdAt: row.created_at,
-    createdBy: row.created_by,
-    project: row.project,
-    featureName: row.feature_name,
-    ...(row.environment !== null && { environment: row.environment }),
-    data: row.data,
-    ...(row.pre_data !== null && { preData: row.pre_data }),
-  }))
+): Promise<EventsPage> {
+  let matching = db.selectFrom('events').where(inScope(token))
+  if (filter.project !== undefined) matching = matching.where('project', '=', filter.project)
+  if (filter.feature !== undefined) matching = matching.where('feature_name', '=', filter.feature)
+  if (filter.environment !== undefined) matching = matching.where('environment', '=', filter.environment)
+  if (filter.type !== undefined) matching = matching.where('type', '=', filter.type)
+  if (filter.before !== undefined) matching = matching.where('id', '<', filter.before)
+  const sizes = await matching
+    .select([
+      'id',
+      sql<string>`coalesce(octet_length(data::text), 0) + coalesce(octet_length(pre_data::text), 0)`.as('size'),
+    ])
+    .orderBy('id', 'desc')
+    .limit(filter.limit + 1)
+    .execute()
+  const ids: (string | number)[] = []
+  let bytes = 0
+  for (const row of sizes.slice(0, filter.limit)) {
+    bytes += Number(row.size)
+    if (ids.length > 0 && bytes > EVENTS_PAGE_BYTES) break
+    ids.push(row.id)
+  }
+  if (ids.length === 0) return { events: [], more: false }
+  const rows = await db.selectFrom('events').selectAll().where('id', 'in', ids).orderBy('id', 'desc').execute()
+  return {
+    more: sizes.length > ids.length,
+    events: rows.map((row) => ({
+      id: Number(row.id),
+      type: row.type,
+      createdAt: row.created_at,
+      createdBy: row.created_by,
+      project: row.project,
+      featureName: row.feature_name,
+      ...(row.environment !== null && { environment: row.environment }),
+      data: row.data === null ? null : JSON.parse(row.data),
+      ...(row.pre_data !== null && { preData: JSON.parse(row.pre_data) }),
+    })),
+  }
 }
+
+/**
+ * The event as the select list of an `INSERT INTO events … SELECT … FROM <cte>` (a change and
+ * its event in one statement). JSON members are cast, as a SELECT list gives parameters no
+ * type of their own.
+ */
+export function eventSelection (event: NewEvent) {
+  const row = eventRow(event)
+  return <D, T extends keyof D>(eb: ExpressionBuilder<D, T>) => [
+    eb.val(row.type).as('type'),
+    eb.val(row.created_by).as('created_by'),
+    eb.cast<string | null>(eb.val(row.project), 'text').as('project'),
+    eb.cast<string | null>(eb.val(row.feature_name), 'text').as('feature_name'),
+    eb.cast<string | null>(eb.val(row.environment), 'text').as('environment'),
+    eb.cast<string | null>(eb.val(row.data), 'json').as('data'),
+    eb.cast<string | null>(eb.val(row.pre_data), 'json').as('pre_data'),
+  ]
+}
+
+export const EVENT_COLUMNS = [
+  'type',
+  'created_by',
+  'project',
+  'feature_name',
+  'environment',
+  'data',
+  'pre_data',
+] as const

@@ -1,56 +1,60 @@
+import { STATUS_CODES } from 'node:http'
+import type { Socket } from 'node:net'
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { isDatabaseUnavailable } from '../db/errors.js'
-import { ApiError, type ErrorName, toErrorBody } from '../errors.js'
+import { isDatabaseUnavailable, isUnstorableValue } from '../db/errors.js'
+import {
+  ApiError,
+  errorNameForStatus,
+  RuleError,
+  type RuleDocument,
+  toErrorBody,
+} from '../errors.js'
 import { ajvErrorDetails } from './validation.js'
 
-const nameByStatus: Record<number, ErrorName> = {
-  400: 'BadDataError',
-  401: 'UnauthorizedError',
-  403: 'PermissionError',
-  404: 'NotFoundError',
-  409: 'NameExistsError',
-  412: 'PreconditionFailedError',
-  413: 'PayloadTooLargeError',
-  415: 'ContentTypeError',
-  503: 'ServiceUnavailableError',
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /**
+     * Where the documents that business rules check are in this route's request, so that
+     * their errors point into it: e.g. `{operations: '/body', variants: '/variants'}`.
+     */
+    documentRoots?: Partial<Record<RuleDocument, string>>
+  }
 }
 
 /** The one mapping from anything thrown (ours, Fastify's, the driver's) to an ApiError. */
-export function toApiError (error: FastifyError | Error): ApiError {
+export function toApiError (error: FastifyError | Error, request?: FastifyRequest): ApiError {
   if (error instanceof ApiError) return error
+  if (error instanceof RuleError) {
+    return error.toApiError(request?.routeOptions.config.documentRoots?.[error.document] ?? '')
+  }
   const fastifyError = error as FastifyError
   if (fastifyError.validation) {
-    const details = ajvErrorDetails(
-      fastifyError.validation as never,
-      `/${fastifyError.validationContext ?? 'body'}`
-    )
+    const details = ajvErrorDetails(fastifyError.validation as never, `/${fastifyError.validationContext ?? 'body'}`)
     return new ApiError('BadDataError', details[0]?.message ?? 'Invalid request', details)
   }
-  if (fastifyError.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-    return new ApiError('ContentTypeError', 'The request body must be JSON (application/json)')
-  }
-  if (fastifyError.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-    return new ApiError('PayloadTooLargeError', 'The request body is larger than the limit')
-  }
-  if (error instanceof SyntaxError || fastifyError.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
-    return new ApiError('BadDataError', `The request body is not valid JSON: ${error.message}`)
+  switch (fastifyError.code) {
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return new ApiError('ContentTypeError', 'The request body must be JSON (application/json)')
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return new ApiError('PayloadTooLargeError', 'The request body is larger than the limit')
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return new ApiError('BadDataError', 'The request body is empty; send JSON')
   }
   const status = fastifyError.statusCode
   if (status !== undefined && status >= 400 && status < 500) {
-    return new ApiError(nameByStatus[status] ?? 'BadDataError', error.message)
+    return new ApiError(errorNameForStatus(status) ?? 'BadDataError', error.message)
   }
   if (isDatabaseUnavailable(error)) {
     return new ApiError('ServiceUnavailableError', 'The database is unavailable; try again shortly')
   }
+  if (isUnstorableValue(error)) {
+    return new ApiError('BadDataError', 'The request holds a value the database cannot store')
+  }
   return new ApiError('InternalError', 'Something went wrong on our side; the error id is logged')
 }
 
-export function sendError (
-  request: FastifyRequest,
-  reply: FastifyReply,
-  error: FastifyError | Error
-) {
-  const apiError = toApiError(error)
+export function sendError (request: FastifyRequest, reply: FastifyReply, error: FastifyError | Error) {
+  const apiError = toApiError(error, request)
   const body = toErrorBody(apiError)
   if (apiError.status >= 500) {
     request.log.error({ err: error, errorId: body.id }, `request failed: ${apiError.errorName}`)
@@ -61,7 +65,36 @@ export function sendError (
     )
   }
   if (apiError.status === 401) reply.header('www-authenticate', 'Bearer')
+  reply.headers(apiError.headers)
   return reply.code(apiError.status).type('application/problem+json').send(body)
+}
+
+/**
+ * Errors Node's HTTP parser raises before there is a request (headers too large, a request
+ * that did not arrive in time, malformed HTTP): the common problem body, written to the
+ * socket, which is then closed.
+ */
+export function clientErrorHandler (this: FastifyInstance, error: NodeJS.ErrnoException, socket: Socket) {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return
+  const apiError =
+      error.code === 'HPE_HEADER_OVERFLOW'
+        ? new ApiError('RequestHeaderFieldsTooLargeError', 'The request headers are larger than the server accepts')
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? new ApiError('RequestTimeoutError', 'The request did not arrive in time')
+          : new ApiError('BadDataError', 'The request is not valid HTTP')
+  const problem = toErrorBody(apiError)
+  const body = JSON.stringify(problem)
+  this.log.info({ errorId: problem.id, errorName: apiError.errorName, code: error.code }, 'connection refused')
+  if (socket.writable) {
+    socket.write(
+        `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status]}\r\n` +
+          'Content-Type: application/problem+json\r\n' +
+          `Content-Length: ${Buffer.byteLength(body)}\r\n` +
+          'Connection: close\r\n\r\n' +
+          body
+    )
+  }
+  socket.destroy()
 }
 
 export function registerErrorHandling (app: FastifyInstance) {

@@ -1,6 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { sql } from 'kysely'
 import type { Database } from '../db/types.js'
 import { ApiError } from '../errors.js'
 
@@ -8,6 +7,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (
   app.get(
     '/health',
     {
+      config: { access: 'public' },
       schema: {
         tags: ['Operations'],
         summary: 'The process is up (no token)',
@@ -20,6 +20,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (
   app.get(
     '/ready',
     {
+      config: { access: 'public' },
       schema: {
         tags: ['Operations'],
         summary: 'The database answers and the process is not shutting down (no token); 503 otherwise',
@@ -30,7 +31,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (
     async () => {
       if (app.draining) throw new ApiError('ServiceUnavailableError', 'Shutting down')
       try {
-        await sql`SELECT 1`.execute(db)
+        await db.selectNoFrom((eb) => eb.val(1).as('one')).execute()
       } catch {
         throw new ApiError('ServiceUnavailableError', 'The database is not reachable')
       }

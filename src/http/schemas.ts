@@ -1,14 +1,14 @@
 import { type TSchema, Type } from '@sinclair/typebox'
 
-/** `encodeURIComponent(s) === s`, 1–100 characters, and not `.` or `..` (spec section 1). */
+/** `encodeURIComponent(s) === s`, 1–100 characters, and not `.` or `..`. */
 export const URL_FRIENDLY_PATTERN = "^(?!\\.{1,2}$)[A-Za-z0-9\\-_.!~*'()]{1,100}$"
 
 export const UrlFriendly = (description: string) =>
   Type.String({ minLength: 1, maxLength: 100, pattern: URL_FRIENDLY_PATTERN, description })
 
 /** A string enum as plain JSON Schema `enum`, which validators and OpenAPI tools both read well. */
-export const StringEnum = <T extends string[]>(values: [...T], options: object = {}) =>
-  Type.Unsafe<T[number]>({ type: 'string', enum: values, ...options })
+export const StringEnum = <const T extends readonly string[]>(values: T, options: object = {}) =>
+  Type.Unsafe<T[number]>({ type: 'string', enum: [...values], ...options })
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()])
 

@@ -1,28 +1,17 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { LifecycleStage } from '../catalog/catalog.schemas.js'
 import type { Database } from '../db/types.js'
-import { errorStatuses } from '../errors.js'
-import { EmptyReply, FeatureParams, StringEnum } from '../http/schemas.js'
+import { errorStatuses } from '../http/openapi.js'
+import { EmptyReply, FeatureParams } from '../http/schemas.js'
+import { FeatureLifecycleCompleted, LifecycleStage } from './lifecycle.schemas.js'
 import { completeFeature, uncompleteFeature } from './lifecycle.service.js'
 import { listStages } from './lifecycle.store.js'
-
-export const FeatureLifecycleCompleted = Type.Object(
-  {
-    status: StringEnum(['kept', 'discarded'], {
-      description: 'The status of the feature after it is marked completed (case-sensitive)',
-    }),
-    statusValue: Type.Optional(
-      Type.String({ maxLength: 1000, description: 'Metadata stored with the status' })
-    ),
-  },
-  { additionalProperties: false }
-)
 
 export const lifecycleRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
   app.post(
     '/api/admin/projects/:projectId/features/:featureName/lifecycle/complete',
     {
+      config: { access: 'token' },
       schema: {
         tags: ['Lifecycle'],
         summary: 'Mark a feature completed, as kept or discarded',
@@ -36,11 +25,8 @@ export const lifecycleRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asyn
     },
     async (request, reply) => {
       const { projectId: project, featureName: feature } = request.params
-      const completion = {
-        status: request.body.status,
-        statusValue: request.body.statusValue ?? null,
-      }
-      await completeFeature(db, { project, feature }, completion, request.token.name)
+      const { status, statusValue = null } = request.body
+      await completeFeature(db, { project, feature }, { status, statusValue }, request.token.name)
       return reply.code(200).send()
     }
   )
@@ -48,13 +34,14 @@ export const lifecycleRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asyn
   app.post(
     '/api/admin/projects/:projectId/features/:featureName/lifecycle/uncomplete',
     {
+      config: { access: 'token' },
       schema: {
         tags: ['Lifecycle'],
         summary: 'Take a feature out of the completed stage',
         description:
           'Records feature-uncompleted with the previous values as preData. A feature that is not completed is left alone (200, no event).',
         params: FeatureParams,
-        errors: errorStatuses(400, 403, 404),
+        errors: errorStatuses(400, 403, 404, 413, 415),
         response: { 200: EmptyReply },
       },
     },
@@ -68,6 +55,7 @@ export const lifecycleRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asyn
   app.get(
     '/api/admin/projects/:projectId/features/:featureName/lifecycle',
     {
+      config: { access: 'token' },
       schema: {
         tags: ['Lifecycle'],
         summary: 'The lifecycle stages a feature is in, oldest first',

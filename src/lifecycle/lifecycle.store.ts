@@ -1,9 +1,8 @@
+import type { Transaction } from 'kysely'
 import { explainMissing } from '../catalog/missing.js'
-import { literal, type ScriptedTransaction } from '../db/scripted-transaction.js'
-import type { Queryable } from '../db/types.js'
-import { insertEventStatement, type NewEvent } from '../events/events.store.js'
-
-export type CompletionStatus = 'kept' | 'discarded'
+import type { DB, Queryable } from '../db/types.js'
+import { EVENT_COLUMNS, eventSelection, type NewEvent } from '../events/events.store.js'
+import type { CompletionStatus, LifecycleStage } from './lifecycle.schemas.js'
 
 export interface Completion {
   status: CompletionStatus
@@ -15,60 +14,71 @@ export interface FeatureRef {
   feature: string
 }
 
-/**
- * Opens the transaction, locks the feature row until it ends, and reads the completion, if
- * any: one round trip. The read is a statement of its own after the locking one, so it sees
- * what the previous lock holder committed (a join in the locking statement would not).
- */
-export async function lockFeature (
-  tx: ScriptedTransaction,
-  ref: FeatureRef
-): Promise<Completion | undefined> {
-  const project = literal(ref.project)
-  const feature = literal(ref.feature)
-  const [row] = await tx.begin<{ found: boolean; status: string | null; status_value: string | null }>(
-    `SELECT name FROM features WHERE project_id = ${project} AND name = ${feature} FOR UPDATE;
-    SELECT EXISTS (SELECT 1 FROM features WHERE project_id = ${project} AND name = ${feature}) AS found,
-      l.status, l.status_value
-    FROM (SELECT 1) AS one
-    LEFT JOIN feature_lifecycles l ON l.feature_name = ${feature} AND l.stage = 'completed'`
-  )
-  if (!row?.found) throw await explainMissing(tx.db, ref)
-  return row.status === null
-    ? undefined
-    : { status: row.status as CompletionStatus, statusValue: row.status_value }
+/** Locks the feature's row until the transaction ends; a 404 naming what is missing otherwise. */
+export async function lockFeature (trx: Transaction<DB>, ref: FeatureRef): Promise<void> {
+  const row = await trx
+    .selectFrom('features')
+    .select('name')
+    .where('project_id', '=', ref.project)
+    .where('name', '=', ref.feature)
+    .forUpdate()
+    .executeTakeFirst()
+  if (!row) throw await explainMissing(trx, ref)
 }
 
 /**
- * Enters `completed`, or updates its values when already there (keeping when it was entered),
- * records the event and commits: one round trip.
+ * The feature's completion, if it is completed. A statement of its own after lockFeature, so
+ * that it sees what the previous holder of the lock committed (a statement that waited for
+ * the lock still reads its other rows as they were before the wait).
  */
-export async function writeCompletion (
-  tx: ScriptedTransaction,
-  feature: string,
-  completion: Completion,
-  event: NewEvent
-): Promise<void> {
-  const values = [feature, 'completed', completion.status, completion.statusValue].map(literal)
-  await tx.commit(`INSERT INTO feature_lifecycles (feature_name, stage, status, status_value)
-      VALUES (${values.join(', ')})
-      ON CONFLICT (feature_name, stage)
-      DO UPDATE SET status = EXCLUDED.status, status_value = EXCLUDED.status_value;
-    ${insertEventStatement(event)}`)
+export async function readCompletion (db: Queryable, feature: string): Promise<Completion | undefined> {
+  const row = await db
+    .selectFrom('feature_lifecycles')
+    .select(['status', 'status_value'])
+    .where('feature_name', '=', feature)
+    .where('stage', '=', 'completed')
+    .executeTakeFirst()
+  return row?.status ? { status: row.status, statusValue: row.status_value } : undefined
 }
 
-/** Leaves `completed`, records the event and commits: one round trip. */
-export async function deleteCompletion (
-  tx: ScriptedTransaction,
-  feature: string,
-  event: NewEvent
-): Promise<void> {
-  await tx.commit(`DELETE FROM feature_lifecycles
-      WHERE feature_name = ${literal(feature)} AND stage = 'completed';
-    ${insertEventStatement(event)}`)
+/** Enters `completed`, or updates its values (keeping when it was entered), with its event: one statement. */
+export async function writeCompletion (db: Queryable, feature: string, completion: Completion, event: NewEvent) {
+  await db
+    .with('entered', (q) =>
+      q
+        .insertInto('feature_lifecycles')
+        .values({ feature_name: feature, stage: 'completed', status: completion.status, status_value: completion.statusValue })
+        .onConflict((oc) =>
+          oc.columns(['feature_name', 'stage']).doUpdateSet((eb) => ({
+            status: eb.ref('excluded.status'),
+            status_value: eb.ref('excluded.status_value'),
+          }))
+        )
+        .returning('feature_name')
+    )
+    .insertInto('events')
+    .columns(EVENT_COLUMNS)
+    .expression((eb) => eb.selectFrom('entered').select(eventSelection(event)))
+    .execute()
 }
 
-export async function listStages (db: Queryable, ref: FeatureRef) {
+/** Leaves `completed`, with its event: one statement. */
+export async function deleteCompletion (db: Queryable, feature: string, event: NewEvent) {
+  await db
+    .with('left', (q) =>
+      q
+        .deleteFrom('feature_lifecycles')
+        .where('feature_name', '=', feature)
+        .where('stage', '=', 'completed')
+        .returning('feature_name')
+    )
+    .insertInto('events')
+    .columns(EVENT_COLUMNS)
+    .expression((eb) => eb.selectFrom('left').select(eventSelection(event)))
+    .execute()
+}
+
+export async function listStages (db: Queryable, ref: FeatureRef): Promise<LifecycleStage[]> {
   const rows = await db
     .selectFrom('feature_lifecycles as l')
     .innerJoin('features as f', 'f.name', 'l.feature_name')
@@ -80,9 +90,9 @@ export async function listStages (db: Queryable, ref: FeatureRef) {
   // Every feature has its `initial` stage, so no rows means no such feature in the project.
   if (rows.length === 0) throw await explainMissing(db, ref)
   return rows.map((r) => ({
-    stage: r.stage as 'initial' | 'completed',
+    stage: r.stage,
     enteredStageAt: r.entered_stage_at,
-    ...(r.status !== null && { status: r.status as CompletionStatus }),
+    ...(r.status !== null && { status: r.status }),
     ...(r.status_value !== null && { statusValue: r.status_value }),
   }))
 }

@@ -51,7 +51,7 @@ export const metricsPlugin = fp<{ database: DatabaseHandle }>(
 
     app.get(
       '/metrics',
-      { schema: { tags: ['Operations'], summary: 'Prometheus metrics (no token)', hide: false } },
+      { config: { access: 'public' }, schema: { tags: ['Operations'], summary: 'Prometheus metrics (no token)' } },
       async (_request, reply) => {
         reply.type(registry.contentType)
         return registry.metrics()

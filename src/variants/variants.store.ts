@@ -1,9 +1,7 @@
-import { CompiledQuery } from 'kysely'
+import type { Transaction } from 'kysely'
 import { explainMissing } from '../catalog/missing.js'
-import { literal, type ScriptedTransaction } from '../db/scripted-transaction.js'
-import type { Queryable } from '../db/types.js'
-import { insertEventStatement, type NewEvent } from '../events/events.store.js'
-import { normalizeVariant, type Variant } from './variants.js'
+import type { DB, Queryable } from '../db/types.js'
+import { EVENT_COLUMNS, eventSelection, type NewEvent } from '../events/events.store.js'
 
 export interface FeatureEnvironmentRef {
   project: string
@@ -12,60 +10,66 @@ export interface FeatureEnvironmentRef {
 }
 
 export interface StoredVariants {
-  variants: Variant[]
+  /** The variants as stored: JSON text in the form serializeVariants makes. */
+  json: string
   revision: number
 }
 
-type Row = { variants: Variant[]; revision: number }
-
 /** The feature-environment of a feature in the project, in an environment enabled there. */
-const selectStatement = (ref: FeatureEnvironmentRef) => `SELECT fe.variants, fe.revision
-  FROM feature_environments fe
-  JOIN features f ON f.name = fe.feature_name
-  JOIN project_environments pe
-    ON pe.project_id = f.project_id AND pe.environment_name = fe.environment_name
-  WHERE f.project_id = ${literal(ref.project)}
-    AND fe.feature_name = ${literal(ref.feature)}
-    AND fe.environment_name = ${literal(ref.environment)}`
+function selectFeatureEnvironment (db: Queryable, ref: FeatureEnvironmentRef) {
+  return db
+    .selectFrom('feature_environments as fe')
+    .innerJoin('features as f', 'f.name', 'fe.feature_name')
+    .innerJoin('project_environments as pe', (join) =>
+      join.onRef('pe.project_id', '=', 'f.project_id').onRef('pe.environment_name', '=', 'fe.environment_name')
+    )
+    .select(['fe.variants', 'fe.revision'])
+    .where('f.project_id', '=', ref.project)
+    .where('fe.feature_name', '=', ref.feature)
+    .where('fe.environment_name', '=', ref.environment)
+}
 
-async function toStored (db: Queryable, ref: FeatureEnvironmentRef, row: Row | undefined) {
+async function found (db: Queryable, ref: FeatureEnvironmentRef, row: { variants: string; revision: number } | undefined) {
   if (!row) throw await explainMissing(db, ref)
-  return { variants: row.variants.map(normalizeVariant), revision: row.revision }
+  return { json: row.variants, revision: row.revision }
 }
 
 /** Reads the variants without locking; a 404 naming what is missing when there are none. */
-export async function readFeatureEnvironment (
+export async function readVariants (db: Queryable, ref: FeatureEnvironmentRef): Promise<StoredVariants> {
+  return found(db, ref, await selectFeatureEnvironment(db, ref).executeTakeFirst())
+}
+
+/** Reads the variants and locks their row until the transaction ends, so writers serialise. */
+export async function lockVariants (trx: Transaction<DB>, ref: FeatureEnvironmentRef): Promise<StoredVariants> {
+  return found(trx, ref, await selectFeatureEnvironment(trx, ref).forUpdate('fe').executeTakeFirst())
+}
+
+/**
+ * Stores the variants and records their event in one statement, only if the revision is
+ * still `revision`. Returns the new revision, or undefined when someone else wrote first.
+ */
+export async function writeVariantsAt (
   db: Queryable,
-  ref: FeatureEnvironmentRef
-): Promise<StoredVariants> {
-  const { rows } = await db.executeQuery<Row>(CompiledQuery.raw(selectStatement(ref)))
-  return toStored(db, ref, rows[0])
-}
-
-/**
- * Opens the transaction and reads the variants under a row lock that serialises writers
- * until the transaction ends: one round trip. A 404 naming what is missing otherwise.
- */
-export async function lockFeatureEnvironment (
-  tx: ScriptedTransaction,
-  ref: FeatureEnvironmentRef
-): Promise<StoredVariants> {
-  const rows = await tx.begin<Row>(`${selectStatement(ref)} FOR UPDATE OF fe`)
-  return toStored(tx.db, ref, rows[0])
-}
-
-/**
- * Stores the variants, bumps the revision, records the event and commits: one round trip.
- * The lock taken by lockFeatureEnvironment makes the new revision the locked one plus one.
- */
-export async function writeVariants (
-  tx: ScriptedTransaction,
   ref: FeatureEnvironmentRef,
-  variants: Variant[],
+  revision: number,
+  json: string,
   event: NewEvent
-): Promise<void> {
-  await tx.commit(`UPDATE feature_environments
-      SET variants = ${literal(JSON.stringify(variants))}::jsonb, revision = revision + 1
-      WHERE feature_name = ${literal(ref.feature)} AND environment_name = ${literal(ref.environment)};
-    ${insertEventStatement(event)}`)
+): Promise<number | undefined> {
+  const row = await db
+    .with('updated', (q) =>
+      q
+        .updateTable('feature_environments')
+        .set((eb) => ({ variants: json, revision: eb('revision', '+', 1) }))
+        .where('feature_name', '=', ref.feature)
+        .where('environment_name', '=', ref.environment)
+        .where('revision', '=', revision)
+        .returning('revision')
+    )
+    .with('recorded', (q) =>
+      q.insertInto('events').columns(EVENT_COLUMNS).expression((eb) => eb.selectFrom('updated').select(eventSelection(event)))
+    )
+    .selectFrom('updated')
+    .select('revision')
+    .executeTakeFirst()
+  return row?.revision
 }

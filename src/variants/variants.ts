@@ -1,19 +1,21 @@
-import type { Static } from '@sinclair/typebox'
-import { applyPatch, type Operation } from 'rfc6902'
-import { badData, type ErrorDetail } from '../errors.js'
-import { ajvErrorDetails, bodyAjv } from '../http/validation.js'
-import {
-  type PatchOperation as PatchOperationSchema,
-  VariantInput as VariantInputSchema,
-  type Variant as VariantSchema,
-} from './variants.schemas.js'
+import { problem, problemAt, type RuleProblem, RuleError } from '../errors.js'
+import { ajvProblems, strictAjv } from '../validation.js'
+import { type Variant, VariantInput } from './variants.schemas.js'
 import { distributeWeights } from './weights.js'
 
-export type Variant = Static<typeof VariantSchema>
-export type PatchOperation = Static<typeof PatchOperationSchema>
-type VariantInput = Static<typeof VariantInputSchema>
+export interface VariantLimits {
+  maxVariants: number
+  /** Largest serialised variants array, in bytes. */
+  maxBytes: number
+}
 
-const checkVariantShape = bodyAjv.compile<VariantInput>(VariantInputSchema)
+/** Variants validated and completed, with the JSON text that is stored and served for them. */
+export interface ValidVariants {
+  variants: Variant[]
+  json: string
+}
+
+const checkVariantShape = strictAjv.compile<VariantInput>(VariantInput)
 
 /** RFC 8259 number grammar, so "1e3" and "-0.5" pass and "abc", "0x10", " 1" do not. */
 const NUMBER_LITERAL = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/
@@ -35,7 +37,10 @@ function payloadProblem (payload: NonNullable<VariantInput['payload']>): string 
   return undefined
 }
 
-/** Fixed member order, so equal variants serialise equally whatever order JSONB gave back. */
+/**
+ * Defaults filled in and members in one fixed order, so that equal variants serialise to
+ * equal text: the stored text is compared with a new result to tell whether anything changed.
+ */
 export function normalizeVariant (v: VariantInput): Variant {
   return {
     name: v.name,
@@ -49,85 +54,46 @@ export function normalizeVariant (v: VariantInput): Variant {
   }
 }
 
+/** The stored and served form of a variants array. */
+export const serializeVariants = (variants: Variant[]): string => JSON.stringify(variants)
+
 /**
- * Validates a candidate variants array (spec section 2), fills in defaults and applies the
- * weight rule. `pathPrefix` roots the error paths: `/variants` after a patch, `/body` for PUT.
+ * Validates a candidate variants array, fills in defaults, applies the weight rule and
+ * serialises the result. Problems are placed within the array (`/0/weight`): a variant of
+ * the wrong shape, a duplicate name (case-sensitive), a payload whose value does not fit its
+ * type, too many variants, or too many bytes.
  */
-export function validateVariants (
-  candidate: unknown,
-  maxVariants: number,
-  pathPrefix: string
-): Variant[] {
+export function validateVariants (candidate: unknown, limits: VariantLimits): ValidVariants {
   if (!Array.isArray(candidate)) {
-    throw badData('The variants must be an array', [
-      { path: pathPrefix, message: `${pathPrefix || '/'} must be an array` },
+    throw new RuleError('variants', [problemAt('', 'must be an array')])
+  }
+  if (candidate.length > limits.maxVariants) {
+    throw new RuleError('variants', [
+      problemAt('', `must have at most ${limits.maxVariants} items, not ${candidate.length}`),
     ])
   }
-  if (candidate.length > maxVariants) {
-    throw badData(`At most ${maxVariants} variants are allowed, got ${candidate.length}`, [
-      { path: pathPrefix, message: `${pathPrefix} must have at most ${maxVariants} items` },
-    ])
-  }
-  const problems: ErrorDetail[] = []
+  const problems: RuleProblem[] = []
   const names = new Set<string>()
   candidate.forEach((item, i) => {
-    const at = `${pathPrefix}/${i}`
+    const at = `/${i}`
     if (!checkVariantShape(item)) {
-      problems.push(...ajvErrorDetails(checkVariantShape.errors ?? [], at))
+      problems.push(...ajvProblems(checkVariantShape.errors ?? [], at))
       return
     }
-    if (names.has(item.name)) {
-      problems.push({ path: `${at}/name`, message: `${at}/name "${item.name}" is not unique` })
-    }
+    if (names.has(item.name)) problems.push(problemAt(`${at}/name`, `"${item.name}" is not unique`))
     names.add(item.name)
-    const problem = item.payload && payloadProblem(item.payload)
-    if (problem) {
-      problems.push({ path: `${at}/payload/value`, message: `${at}/payload/value ${problem}` })
-    }
+    const payload = item.payload && payloadProblem(item.payload)
+    if (payload) problems.push(problemAt(`${at}/payload/value`, payload))
   })
-  const first = problems[0]
-  if (first) throw badData(first.message, problems)
-  return distributeWeights((candidate as VariantInput[]).map(normalizeVariant))
-}
-
-const ROOT = '/root'
-
-/**
- * Applies RFC 6902 operations in order, all or nothing, to a copy of `variants`. The document
- * is wrapped as `{root: variants}` so that an operation on the whole document (path "") works.
- */
-export function applyPatches (variants: readonly Variant[], operations: PatchOperation[]): unknown {
-  const doc = { root: structuredClone(variants) as unknown }
-  operations.forEach((operation, index) => {
-    const rooted = {
-      ...operation,
-      path: ROOT + operation.path,
-      ...(operation.from !== undefined && { from: ROOT + operation.from }),
-    } as Operation
-    let failure: string | undefined
-    try {
-      const [result] = applyPatch(doc, [rooted])
-      if (result) failure = describeFailure(result, operation)
-    } catch (error) {
-      failure = error instanceof Error ? error.message : String(error)
-    }
-    if (failure !== undefined) {
-      const message = `Operation ${index} (${operation.op} ${operation.path || '""'}) cannot be applied: ${failure}`
-      throw badData(message, [{ path: `/body/${index}`, message }])
-    }
-  })
-  return doc.root
-}
-
-function describeFailure (result: Error, operation: PatchOperation): string {
-  if (result.name === 'MissingError') {
-    const source = operation.op === 'move' || operation.op === 'copy'
-    return source
-      ? `${operation.from} or the parent of ${operation.path} does not exist`
-      : `${operation.path || '""'} does not exist${operation.op === 'add' ? ' or is beyond the end of the array' : ''}`
+  const [first, ...rest] = problems
+  if (first) throw new RuleError('variants', [first, ...rest])
+  const variants = distributeWeights((candidate as VariantInput[]).map(normalizeVariant))
+  const json = serializeVariants(variants)
+  const bytes = Buffer.byteLength(json)
+  if (bytes > limits.maxBytes) {
+    throw new RuleError('variants', [
+      problem(`The variants would be ${bytes} bytes, more than the limit of ${limits.maxBytes}`, ''),
+    ])
   }
-  return result.message.replaceAll(ROOT, '')
+  return { variants, json }
 }
-
-export const sameVariants = (a: readonly Variant[], b: readonly Variant[]) =>
-  JSON.stringify(a) === JSON.stringify(b)

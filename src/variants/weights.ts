@@ -1,27 +1,37 @@
-import { badData } from '../errors.js'
+import { problem, RuleError } from '../errors.js'
+import type { WEIGHT_TYPES } from './variants.schemas.js'
 
 export const TOTAL_WEIGHT = 1000
 
 interface Weighted {
   weight: number
-  weightType: string
+  weightType: (typeof WEIGHT_TYPES)[number]
 }
 
 /**
  * Unleash's traffic rule: fixed variants keep their weight, variable variants share what is
  * left (1000 minus the fixed sum) equally, the first ones in array order taking the remainder.
- * Returns new objects in the same order.
+ * Returns new objects in the same order. Refusals carry Unleash's sentence as the first
+ * detail (Unleash clients read details[0].message) and the specific one after it.
  */
 export function distributeWeights<T extends Weighted> (variants: T[]): T[] {
   if (variants.length === 0) return []
-  const variableCount = variants.filter((v) => v.weightType === 'variable').length
-  if (variableCount === 0) {
-    throw badData('There must be at least one "variable" variant')
+  let variableCount = 0
+  let fixedSum = 0
+  for (const v of variants) {
+    if (v.weightType === 'variable') variableCount++
+    else fixedSum += v.weight
   }
-  const fixedSum = variants.reduce((sum, v) => (v.weightType === 'fix' ? sum + v.weight : sum), 0)
+  if (variableCount === 0) {
+    throw new RuleError('variants', [
+      problem('There must be at least one "variable" variant'),
+      problem(`All ${variants.length} variants have weightType "fix"; at least one must be "variable" to take the rest of the ${TOTAL_WEIGHT}`),
+    ])
+  }
   if (fixedSum > TOTAL_WEIGHT) {
-    throw badData('The traffic distribution total must equal 100%', [
-      { message: `The fixed weights add up to ${fixedSum}, more than ${TOTAL_WEIGHT}` },
+    throw new RuleError('variants', [
+      problem('The traffic distribution total must equal 100%'),
+      problem(`The fixed weights add up to ${fixedSum}, more than ${TOTAL_WEIGHT}`),
     ])
   }
   const left = TOTAL_WEIGHT - fixedSum

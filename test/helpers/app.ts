@@ -90,6 +90,20 @@ export async function createToken (
   return json(res).secret as string
 }
 
+export interface DocumentedRoute {
+  method: string
+  /** The route pattern, `:name` for parameters. */
+  url: string
+}
+
+/** Every operation of the served OpenAPI document: the route table, as users see it. */
+export async function documentedRoutes (app: App): Promise<DocumentedRoute[]> {
+  const doc = json(await app.inject({ method: 'GET', url: '/docs/json' }))
+  return Object.entries(doc.paths as Record<string, Record<string, unknown>>).flatMap(([path, operations]) =>
+    Object.keys(operations).map((method) => ({ method: method.toUpperCase(), url: path.replace(/\{(\w+)\}/g, ':$1') }))
+  )
+}
+
 /** Asserts the common error body and returns it. */
 export function expectProblem (res: LightMyRequestResponse, status: number, name: string) {
   const body = json(res)

@@ -1,5 +1,6 @@
 import fc from 'fast-check'
-import { type Variant, validateVariants } from '../../src/variants/variants.js'
+import type { Variant } from '../../src/variants/variants.schemas.js'
+import { validateVariants } from '../../src/variants/variants.js'
 
 /** How many cases each fuzz property runs; FUZZ_RUNS=10000 for a long run. */
 export const fuzzRuns = (normal: number) => Number(process.env.FUZZ_RUNS ?? normal)
@@ -36,14 +37,14 @@ export const storedVariants = fc
   })
   .map((list) => {
     try {
-      return validateVariants(list, 1000, '/variants')
+      return validateVariants(list, { maxVariants: 1000, maxBytes: 1024 * 1024 }).variants
     } catch {
       return [] as Variant[]
     }
   })
 
 const pointer = fc.oneof(
-  fc.constantFrom('', '/-', '/0', '/1', '/2', '/9', '/0/weight', '/1/name', '/0/payload', '/0/weightType', '/x'),
+  fc.constantFrom('', '/-', '/0', '/1', '/2', '/9', '/0/weight', '/1/name', '/0/payload', '/0/weightType', '/x', '/-1', '/01', '/0/__proto__', '/0/constructor', '/0/payload/value'),
   fc.nat({ max: 8 }).map((i) => `/${i}`)
 )
 

@@ -1,11 +1,14 @@
 import type { Database } from '../../src/db/types.js'
 
-/** What is stored for one feature: every feature-environment, its lifecycle, its events. */
+/**
+ * What is stored for one feature: every feature-environment (its variants parsed, and the
+ * stored text itself, so that "nothing changed" compares bytes), its lifecycle, its events.
+ */
 export async function featureState (db: Database, feature: string) {
   const [environments, lifecycle, events] = await Promise.all([
     db
       .selectFrom('feature_environments')
-      .select(['environment_name', 'variants', 'revision'])
+      .select(['environment_name', 'variants', 'revision', 'enabled'])
       .where('feature_name', '=', feature)
       .orderBy('environment_name')
       .execute(),
@@ -17,9 +20,20 @@ export async function featureState (db: Database, feature: string) {
       .execute(),
     db.selectFrom('events').select(['id']).where('feature_name', '=', feature).execute(),
   ])
-  return { environments, lifecycle, eventCount: events.length }
+  return {
+    environments: environments.map((e) => ({
+      environment_name: e.environment_name,
+      enabled: e.enabled,
+      revision: e.revision,
+      json: e.variants,
+      variants: JSON.parse(e.variants) as { name: string; weight: number }[],
+    })),
+    lifecycle,
+    eventCount: events.length,
+  }
 }
 
+/** The feature's events, oldest first, with data and pre_data parsed. */
 export async function eventsOf (db: Database, feature: string) {
   const rows = await db
     .selectFrom('events')
@@ -27,5 +41,9 @@ export async function eventsOf (db: Database, feature: string) {
     .where('feature_name', '=', feature)
     .orderBy('id')
     .execute()
-  return rows
+  return rows.map((row) => ({
+    ...row,
+    data: row.data === null ? null : JSON.parse(row.data),
+    pre_data: row.pre_data === null ? null : JSON.parse(row.pre_data),
+  }))
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { useTestApp, json } from '../helpers/app.js'
+import { documentedRoutes, json, useTestApp } from '../helpers/app.js'
 
 const t = useTestApp()
 
@@ -14,7 +14,7 @@ describe('OpenAPI', () => {
 
   it('documents every /api/admin route with its error responses and the token', async () => {
     const doc = json(await t.app.inject({ method: 'GET', url: '/docs/json' }))
-    const routes = t.app.registeredRoutes.filter(
+    const routes = (await documentedRoutes(t.app)).filter(
       (r) => r.url.startsWith('/api/admin') && r.method !== 'HEAD'
     )
     for (const route of routes) {

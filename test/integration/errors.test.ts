@@ -66,8 +66,9 @@ describe('the common error body', () => {
     expectProblem(res, 401, 'AuthenticationRequired')
   })
 
-  it('404 for an unknown route, with the route in the message', async () => {
-    const body = expectProblem(await t.app.inject({ method: 'GET', url: '/nowhere' }), 404, 'NotFoundError')
+  it('an unknown route: 401 without a token (nothing revealed), 404 naming it with one', async () => {
+    expectProblem(await t.app.inject({ method: 'GET', url: '/nowhere' }), 401, 'AuthenticationRequired')
+    const body = expectProblem(await t.app.inject({ method: 'GET', url: '/nowhere', headers: auth() }), 404, 'NotFoundError')
     expect(body.message).toBe('No route GET /nowhere')
   })
 
@@ -77,8 +78,8 @@ describe('the common error body', () => {
   })
 
   it('a fresh id per error, and a request id header on every response', async () => {
-    const a = await t.app.inject({ method: 'GET', url: '/nowhere' })
-    const b = await t.app.inject({ method: 'GET', url: '/nowhere' })
+    const a = await t.app.inject({ method: 'GET', url: '/nowhere', headers: auth() })
+    const b = await t.app.inject({ method: 'GET', url: '/nowhere', headers: auth() })
     expect(json(a).id).not.toBe(json(b).id)
     expect(json(a).id).toMatch(/^[0-9a-f-]{36}$/)
     expect(a.headers['x-request-id']).toBeTruthy()

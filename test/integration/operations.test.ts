@@ -19,7 +19,7 @@ describe('/metrics', () => {
   it('can be switched off', async () => {
     const off = await buildTestApp({ METRICS_ENABLED: 'false' })
     try {
-      expectProblem(await off.app.inject({ method: 'GET', url: '/metrics' }), 404, 'NotFoundError')
+      expectProblem(await off.app.inject({ method: 'GET', url: '/metrics', headers: auth() }), 404, 'NotFoundError')
     } finally {
       await off.close()
     }

@@ -79,7 +79,7 @@ describe('SIGTERM under load', () => {
     expect(await exited).toBe(0)
 
     const stored = await withClient(databaseUrl, (c) =>
-      c.query(`SELECT jsonb_array_length(variants) AS n FROM feature_environments
+      c.query(`SELECT json_array_length(variants) AS n FROM feature_environments
                WHERE feature_name = 'drain' AND environment_name = 'development'`)
     )
     expect(stored.rows[0].n).toBe(80)

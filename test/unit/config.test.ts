@@ -6,6 +6,9 @@ describe('loadConfig', () => {
     expect(loadConfig({})).toEqual({
       databaseUrl: undefined,
       databasePoolSize: 20,
+      databaseConnectTimeoutMs: 3000,
+      databaseQueueLimit: 1000,
+      databaseQueueTimeoutMs: 10000,
       port: 4242,
       host: '127.0.0.1',
       logLevel: 'info',
@@ -14,6 +17,9 @@ describe('loadConfig', () => {
       bodyLimit: 1048576,
       maxPatchOperations: 1000,
       maxVariants: 1000,
+      maxVariantsBytes: 1048576,
+      requestTimeoutMs: 30000,
+      connectionTimeoutMs: 120000,
       metricsEnabled: true,
       tokenCacheMs: 1000,
       shutdownDelayMs: 500,
@@ -49,5 +55,16 @@ describe('loadConfig', () => {
     } catch (error) {
       expect((error as Error).message).not.toContain('\n')
     }
+  })
+
+  it('never prints a password or a secret in a configuration error', () => {
+    let message = ''
+    try {
+      loadConfig({ DATABASE_URL: 'mysql://app:s3cret-pw@db/flags', PORT: 'x' })
+    } catch (error) {
+      message = (error as Error).message
+    }
+    expect(message).toMatch(/DATABASE_URL="mysql:\/\/app:\*\*\*@db\/flags" is invalid/)
+    expect(message).not.toContain('s3cret-pw')
   })
 })

@@ -1,20 +1,24 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { ApiError } from '../../src/errors.js'
-import { applyPatches, type Variant, validateVariants } from '../../src/variants/variants.js'
+import { RuleError } from '../../src/errors.js'
+import { applyPatches } from '../../src/variants/json-patch.js'
+import type { Variant } from '../../src/variants/variants.schemas.js'
+import { validateVariants } from '../../src/variants/variants.js'
 import { TOTAL_WEIGHT } from '../../src/variants/weights.js'
 import { fuzzRuns, fuzzTimeout, patchOperation as operation, storedVariants } from '../helpers/arbitraries.js'
 
+const limits = { maxVariants: 1000, maxBytes: 1024 * 1024 }
+
 describe('any patch on any valid variants', () => {
-  it('yields valid variants following the weight rule, or a 400, never another exception', () => {
+  it('yields valid variants following the weight rule, or a rule refusal, never another exception', () => {
     fc.assert(
       fc.property(storedVariants, fc.array(operation, { maxLength: 6 }), (stored, ops) => {
         let result: Variant[]
         try {
-          result = validateVariants(applyPatches(stored, ops), 1000, '/variants')
+          const doc = applyPatches(structuredClone(stored), JSON.stringify(stored).length, ops, { maxItems: 1000, maxBytes: limits.maxBytes })
+          result = validateVariants(doc, limits).variants
         } catch (error) {
-          expect(error).toBeInstanceOf(ApiError)
-          expect((error as ApiError).status).toBe(400)
+          expect(error).toBeInstanceOf(RuleError)
           return
         }
         const names = result.map((v) => v.name)

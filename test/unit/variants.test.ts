@@ -1,29 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { ApiError } from '../../src/errors.js'
-import { applyPatches, type Variant, validateVariants } from '../../src/variants/variants.js'
+import { validateVariants } from '../../src/variants/variants.js'
+import { refusal } from '../helpers/rules.js'
 
-const variant = (name: string, extra: Partial<Variant> = {}): Variant => ({
-  name,
-  weight: 0,
-  weightType: 'variable',
-  stickiness: 'default',
-  ...extra,
-})
-
-function refusal (fn: () => unknown): ApiError {
-  try {
-    fn()
-  } catch (error) {
-    expect(error).toBeInstanceOf(ApiError)
-    expect((error as ApiError).status).toBe(400)
-    return error as ApiError
-  }
-  throw new Error('expected a 400')
-}
+const limits = { maxVariants: 1000, maxBytes: 1024 * 1024 }
+const valid = (candidate: unknown, l = limits) => validateVariants(candidate, l).variants
 
 describe('validateVariants', () => {
   it('fills weightType and stickiness, keeps absent payload and overrides absent', () => {
-    expect(validateVariants([{ name: 'a', weight: 5 }], 1000, '/variants')).toEqual([
+    expect(valid([{ name: 'a', weight: 5 }])).toEqual([
       { name: 'a', weight: 1000, weightType: 'variable', stickiness: 'default' },
     ])
   })
@@ -33,7 +17,7 @@ describe('validateVariants', () => {
       { name: 'z', weight: 10, weightType: 'fix', payload: { type: 'number', value: '-1.5e3' } },
       { name: 'a', weight: 0, stickiness: 'userId', overrides: [{ contextName: 'userId', values: ['1'] }] },
     ]
-    expect(validateVariants(input, 1000, '/variants')).toEqual([
+    expect(valid(input)).toEqual([
       { name: 'z', weight: 10, weightType: 'fix', stickiness: 'default', payload: { type: 'number', value: '-1.5e3' } },
       {
         name: 'a',
@@ -43,6 +27,13 @@ describe('validateVariants', () => {
         overrides: [{ contextName: 'userId', values: ['1'] }],
       },
     ])
+  })
+
+  it('serialises in one member order whatever order the input had, so equal variants give equal text', () => {
+    const a = validateVariants([{ stickiness: 's', weight: 1, name: 'x', payload: { value: 'v', type: 'string' } }], limits)
+    const b = validateVariants([{ name: 'x', payload: { type: 'string', value: 'v' }, weight: 1, stickiness: 's' }], limits)
+    expect(a.json).toBe(b.json)
+    expect(a.json).toBe('[{"name":"x","weight":1000,"weightType":"variable","stickiness":"s","payload":{"type":"string","value":"v"}}]')
   })
 
   it.each([
@@ -72,62 +63,34 @@ describe('validateVariants', () => {
     ['override contextName empty', { name: 'a', weight: 1, overrides: [{ contextName: '', values: [] }] }, '/variants/0/overrides/0/contextName'],
     ['variant not an object', 'a', '/variants/0'],
   ])('refuses %s, pointing at %s', (_label, item, path) => {
-    const error = refusal(() => validateVariants([item], 1000, '/variants'))
+    const error = refusal(() => validateVariants([item], limits))
     expect(error.details.map((d) => d.path)).toContain(path)
+    expect(error.details[0]?.message.startsWith(path)).toBe(true)
+  })
+
+  it('roots paths where the route says the document is (/body for a replacement)', () => {
+    const error = refusal(() => validateVariants([{ name: 'a', weight: 'x' }], limits), '/body')
+    expect(error.details).toEqual([{ path: '/body/0/weight', message: '/body/0/weight must be integer' }])
   })
 
   it('refuses duplicate names (case-sensitive) and accepts names differing in case', () => {
-    const error = refusal(() =>
-      validateVariants([{ name: 'a', weight: 1 }, { name: 'a', weight: 1 }], 1000, '/body')
-    )
+    const error = refusal(() => validateVariants([{ name: 'a', weight: 1 }, { name: 'a', weight: 1 }], limits), '/body')
     expect(error.details).toEqual([{ path: '/body/1/name', message: '/body/1/name "a" is not unique' }])
-    expect(validateVariants([{ name: 'a', weight: 1 }, { name: 'A', weight: 1 }], 1000, '/body')).toHaveLength(2)
+    expect(valid([{ name: 'a', weight: 1 }, { name: 'A', weight: 1 }])).toHaveLength(2)
   })
 
-  it('refuses more than the maximum number of variants and a non-array', () => {
-    refusal(() => validateVariants([{ name: 'a', weight: 1 }, { name: 'b', weight: 1 }], 1, '/variants'))
-    refusal(() => validateVariants({ name: 'a' }, 1000, '/variants'))
+  it('refuses more than the maximum number of variants, more than the maximum bytes, and a non-array', () => {
+    refusal(() => validateVariants([{ name: 'a', weight: 1 }, { name: 'b', weight: 1 }], { ...limits, maxVariants: 1 }))
+    const big = [{ name: 'a', weight: 1, payload: { type: 'string', value: 'x'.repeat(200) } }]
+    const error = refusal(() => validateVariants(big, { ...limits, maxBytes: 200 }))
+    expect(error.message).toMatch(/^The variants would be \d+ bytes, more than the limit of 200$/)
+    expect(error.details[0]?.path).toBe('/variants')
+    expect(refusal(() => validateVariants({ name: 'a' }, limits)).details[0]?.path).toBe('/variants')
   })
 
-  it('applies the weight rule after validation', () => {
-    const error = refusal(() => validateVariants([{ name: 'a', weight: 1000, weightType: 'fix' }], 1000, '/v'))
+  it('applies the weight rule after validation, with Unleash\'s sentence first', () => {
+    const error = refusal(() => validateVariants([{ name: 'a', weight: 1000, weightType: 'fix' }], limits))
     expect(error.message).toBe('There must be at least one "variable" variant')
-  })
-})
-
-describe('applyPatches', () => {
-  const base = [variant('a', { weight: 500 }), variant('b', { weight: 500 })]
-
-  it('applies operations in order without touching the input', () => {
-    const copy = structuredClone(base)
-    const out = applyPatches(base, [
-      { op: 'add', path: '/-', value: variant('c') },
-      { op: 'move', from: '/2', path: '/0' },
-      { op: 'replace', path: '/1/stickiness', value: 'userId' },
-      { op: 'copy', from: '/1/stickiness', path: '/2/stickiness' },
-      { op: 'remove', path: '/0' },
-    ])
-    expect((out as Variant[]).map((v) => [v.name, v.stickiness])).toEqual([
-      ['a', 'userId'],
-      ['b', 'userId'],
-    ])
-    expect(base).toEqual(copy)
-  })
-
-  it('replaces the whole document with path ""', () => {
-    expect(applyPatches(base, [{ op: 'replace', path: '', value: [] }])).toEqual([])
-  })
-
-  it.each([
-    [[{ op: 'remove', path: '/5' }], 0],
-    [[{ op: 'add', path: '/-', value: 1 }, { op: 'replace', path: '/9/name', value: 'x' }], 1],
-    [[{ op: 'add', path: '/7', value: {} }], 0],
-    [[{ op: 'remove', path: '/0/payload' }], 0],
-    [[{ op: 'move', from: '/0', path: '/0/overrides' }], 0],
-    [[{ op: 'copy', from: '/4', path: '/0' }], 0],
-  ] as const)('names the failing operation: %j fails at %i', (ops, index) => {
-    const error = refusal(() => applyPatches(base, ops as never))
-    expect(error.message).toMatch(new RegExp(`^Operation ${index} \\(`))
-    expect(error.details[0]?.path).toBe(`/body/${index}`)
+    expect(error.details[0]?.message).toBe('There must be at least one "variable" variant')
   })
 })

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { ApiError } from '../../src/errors.js'
+import { RuleError } from '../../src/errors.js'
 import { distributeWeights } from '../../src/variants/weights.js'
 
 const v = (weightType: 'variable' | 'fix', weight = 0) => ({ weightType, weight })
@@ -44,14 +44,18 @@ describe('distributeWeights', () => {
     )
   })
 
-  it('refuses fixed weights over 1000 with a 400', () => {
+  it('refuses fixed weights over 1000, Unleash\'s sentence first and the sum after it', () => {
     try {
       distributeWeights([v('fix', 600), v('fix', 401), v('variable')])
       expect.unreachable()
     } catch (error) {
-      expect(error).toBeInstanceOf(ApiError)
-      expect((error as ApiError).status).toBe(400)
-      expect((error as ApiError).message).toBe('The traffic distribution total must equal 100%')
+      expect(error).toBeInstanceOf(RuleError)
+      const apiError = (error as RuleError).toApiError('/variants')
+      expect(apiError.status).toBe(400)
+      expect(apiError.details.map((d) => d.message)).toEqual([
+        'The traffic distribution total must equal 100%',
+        'The fixed weights add up to 1001, more than 1000',
+      ])
     }
   })
 

@@ -1,0 +1,83 @@
+import swagger from '@fastify/swagger'
+import swaggerUi from '@fastify/swagger-ui'
+import { Type } from '@sinclair/typebox'
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { ErrorBody, statusDescription } from '../errors.js'
+
+declare module 'fastify' {
+  interface FastifySchema {
+    /** Error statuses the route can answer, for the OpenAPI document. */
+    errors?: number[]
+  }
+}
+
+/**
+ * The error statuses of a route that needs the database and a token: these, plus 401 (no
+ * or unknown token), 429 (no database connection free in time) and 503 (database unreachable).
+ */
+export const errorStatuses = (...statuses: number[]) => [...statuses, 401, 429, 503].sort((a, b) => a - b)
+
+/**
+ * OpenAPI responses for error statuses. Routes list their statuses in `schema.errors`, and
+ * the transform below turns them into these, so Fastify compiles no serializer for them (the
+ * error handler writes the problem body itself).
+ */
+function problemResponses (statuses: number[]) {
+  const out: Record<number, unknown> = {}
+  for (const status of statuses) {
+    out[status] = {
+      description: statusDescription(status),
+      content: { 'application/problem+json': { schema: Type.Ref(ErrorBody) } },
+    }
+  }
+  return out
+}
+
+/** The OpenAPI 3.1 document at /docs/json and the interactive docs at /docs, both without a token. */
+export const openApiPlugin = fp(
+  async (app: FastifyInstance) => {
+    app.addSchema(ErrorBody)
+    await app.register(swagger, {
+      // Shared schemas keep their $id as their name in components.schemas.
+      refResolver: {
+        buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`),
+      },
+      transform: ({ schema, url }) => {
+        if (!schema?.errors) return { schema, url }
+        const { errors, ...rest } = schema
+        return {
+          schema: { ...rest, response: { ...(rest.response as object), ...problemResponses(errors) } },
+          url,
+        }
+      },
+      openapi: {
+        openapi: '3.1.0',
+        info: {
+          title: 'Feature-flag admin API',
+          version: '1.0.0',
+          description:
+            "Unleash-compatible admin API for feature-flag variants (RFC 6902 JSON Patch) and lifecycle completion. Every error is an RFC 9457 problem body (application/problem+json) with Unleash's `id`, `name`, `message` and `details`.",
+        },
+        components: {
+          securitySchemes: {
+            apiToken: {
+              type: 'apiKey',
+              in: 'header',
+              name: 'Authorization',
+              description: 'The token secret, optionally prefixed with "Bearer "',
+            },
+          },
+        },
+        security: [{ apiToken: [] }],
+      },
+    })
+    await app.register(async (docs) => {
+      docs.addHook('onRoute', (route) => {
+        route.config = { ...route.config, access: 'public' }
+      })
+      await docs.register(swaggerUi, { routePrefix: '/docs' })
+    })
+  },
+  { name: 'openapi' }
+)

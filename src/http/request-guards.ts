@@ -1,0 +1,46 @@
+import type { FastifyInstance } from 'fastify'
+import fp from 'fastify-plugin'
+import { badData } from '../errors.js'
+import { parseJsonBody, unstorable } from './json-body.js'
+
+/** Refuses a query or path value the database could not store, naming it (`/query/type`). */
+function checkTextValues (values: unknown, root: string): void {
+  if (typeof values !== 'object' || values === null) return
+  for (const [name, value] of Object.entries(values)) {
+    for (const text of [value].flat()) {
+      const why = typeof text === 'string' ? unstorable(text) : undefined
+      if (why) {
+        const path = `${root}/${name}`
+        throw badData(`${path} ${why}`, [{ path, message: `${path} ${why}` }])
+      }
+    }
+  }
+}
+
+/**
+ * What every request body, query and path must be before a handler sees it: bodies are JSON
+ * (application/json or application/json-patch+json; anything else is 415), parsed and checked
+ * by parseJsonBody; query and path values hold no NUL or lone surrogate. Runs after
+ * authentication, so a client without a token learns nothing from these answers.
+ */
+export const requestGuardsPlugin = fp(
+  async (app: FastifyInstance) => {
+    app.removeAllContentTypeParsers()
+    app.addContentTypeParser(
+      ['application/json', 'application/json-patch+json'],
+      { parseAs: 'string' },
+      (_request, body, done) => {
+        try {
+          done(null, parseJsonBody(body as string))
+        } catch (error) {
+          done(error as Error, undefined)
+        }
+      }
+    )
+    app.addHook('preValidation', async (request) => {
+      checkTextValues(request.params, '/params')
+      checkTextValues(request.query, '/query')
+    })
+  },
+  { name: 'request-guards' }
+)

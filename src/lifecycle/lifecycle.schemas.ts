@@ -1,0 +1,30 @@
+import { type Static, Type } from '@sinclair/typebox'
+import { StringEnum, Timestamp } from '../http/schemas.js'
+
+export const STAGES = ['initial', 'completed'] as const
+export const COMPLETION_STATUSES = ['kept', 'discarded'] as const
+
+export const StageName = StringEnum(STAGES)
+export const CompletionStatus = StringEnum(COMPLETION_STATUSES, {
+  description: 'The status of the feature after it is marked completed (case-sensitive)',
+})
+export type StageName = Static<typeof StageName>
+export type CompletionStatus = Static<typeof CompletionStatus>
+
+export const FeatureLifecycleCompleted = Type.Object(
+  {
+    status: CompletionStatus,
+    statusValue: Type.Optional(
+      Type.String({ maxLength: 1000, description: 'Metadata stored with the status' })
+    ),
+  },
+  { additionalProperties: false }
+)
+
+export const LifecycleStage = Type.Object({
+  stage: StageName,
+  enteredStageAt: Timestamp,
+  status: Type.Optional(CompletionStatus),
+  statusValue: Type.Optional(Type.String()),
+})
+export type LifecycleStage = Static<typeof LifecycleStage>
