@@ -1,10 +1,16 @@
 /**
- * Load benchmark: the compiled server on PostgreSQL against the database floor.
+ * Load benchmark: the compiled server on PostgreSQL, each scenario beside a floor (the same
+ * database work issued directly with pg, no HTTP) measured in the same run.
  *
- *   npm run bench                       (BENCH_SECONDS=15 BENCH_CONNECTIONS=20 by default)
+ *   npm run bench
+ *
+ * Settings: BENCH_SECONDS (per scenario, default 10), BENCH_CONNECTIONS (the 50-feature
+ * scenarios, default 20), BENCH_SIZES (the document-size series, default 2,100,400,1000),
+ * BENCH_ONLY=series|features (run one part). UNLEASH_URL and UNLEASH_TOKEN: also drive an
+ * Unleash server with the same series, side by side.
  *
  * PostgreSQL is found as the tests find it (TEST_DATABASE_URL, Testcontainers, local binaries).
- * Prints a table and writes it as JSON under bench/results/.
+ * Prints tables and writes them as JSON under bench/results/.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -15,11 +21,14 @@ import pg from 'pg'
 import { withClient, withDatabase } from '../test/helpers/database.js'
 import { findPostgres, freePort } from '../test/helpers/postgres.js'
 
-const SECONDS = Number(process.env.BENCH_SECONDS ?? 15)
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20)
+const SIZES = (process.env.BENCH_SIZES ?? '2,100,400,1000').split(',').map(Number)
+const ONLY = process.env.BENCH_ONLY
+const SERIES_CONNECTIONS = 4
 const FEATURES = 50
 const SECRET = 'bench-admin-secret'
-const headers = { authorization: SECRET, 'content-type': 'application/json' }
+const PAYLOAD = 'p'.repeat(100)
 
 interface Row {
   scenario: string
@@ -28,7 +37,13 @@ interface Row {
   p99Ms: number
   errors: number
   rssMb?: number
+  /** reqPerSec ÷ the mean of the floor measured before and after. */
   ratio?: number
+}
+
+interface Target {
+  base: string
+  headers: Record<string, string>
 }
 
 function startServer (databaseUrl: string, port: number, extraArgs: string[] = []) {
@@ -51,6 +66,7 @@ async function waitReady (port: number, started: number): Promise<number> {
   for (;;) {
     try {
       const res = await fetch(`http://127.0.0.1:${port}/ready`)
+      await res.text()
       if (res.ok) return performance.now() - started
     } catch {
       // not listening yet
@@ -67,50 +83,54 @@ async function stopServer (child: ChildProcess) {
 
 function rssMb (pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0)
-  return kb / 1024
+  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024
 }
 
-async function seed (port: number): Promise<string[]> {
-  const names: string[] = []
-  for (let i = 0; i < FEATURES; i++) {
-    const name = `bench-${i}`
-    const base = `http://127.0.0.1:${port}/api/admin/projects/default/features`
-    await fetch(base, { method: 'POST', headers, body: JSON.stringify({ name }) })
-    await fetch(`${base}/${name}/environments/development/variants`, {
-      method: 'PUT',
-      headers,
-      body: JSON.stringify([
-        { name: 'control', weight: 0, payload: { type: 'string', value: 'seed' } },
-        { name: 'treatment', weight: 200, weightType: 'fix' },
-      ]),
-    })
-    names.push(name)
-  }
-  return names
+async function call (target: Target, method: string, path: string, body?: unknown) {
+  const res = await fetch(`${target.base}${path}`, {
+    method,
+    headers: target.headers,
+    ...(body !== undefined && { body: JSON.stringify(body) }),
+  })
+  if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`)
 }
 
-/** Drives the server; every request changes stored state, so each one is a real write. */
+const variantsPath = (name: string) =>
+  `/api/admin/projects/default/features/${name}/environments/development/variants`
+
+/** A feature with `count` variants whose payloads are PAYLOAD long. */
+async function createFeature (target: Target, name: string, count: number) {
+  await call(target, 'POST', '/api/admin/projects/default/features', { name })
+  const variants = Array.from({ length: count }, (_, i) => ({
+    name: `v${String(i).padStart(4, '0')}`,
+    weight: 0,
+    weightType: 'variable',
+    stickiness: 'default',
+    payload: { type: 'string', value: PAYLOAD },
+  }))
+  await call(target, 'PUT', variantsPath(name), variants)
+}
+
+/** Drives a target; `next` makes each request, and every one of them is a real change. */
 async function load (
-  port: number,
-  pid: number,
+  target: Target,
   scenario: string,
-  next: (i: number) => { path: string; method: 'PATCH' | 'POST'; body: string }
+  connections: number,
+  next: (i: number) => { path: string; method: 'PATCH' | 'POST'; body: string },
+  pid?: number
 ): Promise<Row> {
   let counter = 0
   let peakRss = 0
-  const sampler = setInterval(() => {
-    peakRss = Math.max(peakRss, rssMb(pid))
-  }, 250)
+  const sampler = pid === undefined ? undefined : setInterval(() => { peakRss = Math.max(peakRss, rssMb(pid)) }, 250)
   const result = await autocannon({
-    url: `http://127.0.0.1:${port}`,
-    connections: CONNECTIONS,
+    url: target.base,
+    connections,
     duration: SECONDS,
     requests: [
       {
         setupRequest: (req) => {
           const r = next(counter++)
-          return { ...req, method: r.method, path: r.path, body: r.body, headers }
+          return { ...req, method: r.method, path: r.path, body: r.body, headers: target.headers }
         },
       },
     ],
@@ -122,13 +142,17 @@ async function load (
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
     errors: result.non2xx + result.errors + result.timeouts,
-    rssMb: Math.round(peakRss),
+    ...(pid !== undefined && { rssMb: Math.round(peakRss) }),
   }
 }
 
-/** The floor: the same write transaction issued directly with pg, no HTTP, same concurrency. */
-async function floor (databaseUrl: string, names: string[], label: string): Promise<Row> {
-  const pool = new pg.Pool({ connectionString: databaseUrl, max: CONNECTIONS })
+/**
+ * The floor: what a variants change costs the database, issued directly with pg at the same
+ * concurrency: lock the row, parse the variants, change one field, write them back, insert
+ * the event with data and preData, commit.
+ */
+async function floor (databaseUrl: string, names: string[], connections: number, label: string): Promise<Row> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: connections })
   const latencies: number[] = []
   let errors = 0
   let counter = 0
@@ -142,24 +166,26 @@ async function floor (databaseUrl: string, names: string[], label: string): Prom
         try {
           await client.query('BEGIN')
           const { rows } = await client.query(
-            `SELECT fe.variants, fe.revision FROM feature_environments fe
+            `SELECT fe.variants::text AS variants, fe.revision FROM feature_environments fe
              JOIN features f ON f.name = fe.feature_name
              JOIN project_environments pe ON pe.project_id = f.project_id AND pe.environment_name = fe.environment_name
              WHERE f.project_id = 'default' AND fe.feature_name = $1 AND fe.environment_name = 'development'
              FOR UPDATE OF fe`,
             [feature]
           )
-          const variants = rows[0].variants
-          variants[0].payload.value = String(counter)
+          const before = rows[0].variants as string
+          const variants = JSON.parse(before)
+          variants[0].payload.value = `f${counter}`
+          const after = JSON.stringify(variants)
           await client.query(
             `UPDATE feature_environments SET variants = $1, revision = revision + 1
-             WHERE feature_name = $2 AND environment_name = 'development' RETURNING revision`,
-            [JSON.stringify(variants), feature]
+             WHERE feature_name = $2 AND environment_name = 'development'`,
+            [after, feature]
           )
           await client.query(
             `INSERT INTO events (type, created_by, project, feature_name, environment, data, pre_data)
              VALUES ('feature-environment-variants-updated', 'floor', 'default', $1, 'development', $2, $3)`,
-            [feature, JSON.stringify({ variants }), JSON.stringify({ variants: rows[0].variants })]
+            [feature, `{"variants":${after}}`, `{"variants":${before}}`]
           )
           await client.query('COMMIT')
           latencies.push(performance.now() - t0)
@@ -172,7 +198,7 @@ async function floor (databaseUrl: string, names: string[], label: string): Prom
       client.release()
     }
   }
-  await Promise.all(Array.from({ length: CONNECTIONS }, worker))
+  await Promise.all(Array.from({ length: connections }, worker))
   await pool.end()
   latencies.sort((a, b) => a - b)
   const pct = (p: number) => Number((latencies[Math.floor((latencies.length - 1) * p)] ?? 0).toFixed(2))
@@ -185,6 +211,102 @@ async function floor (databaseUrl: string, names: string[], label: string): Prom
   }
 }
 
+const patchOne = (i: number) => JSON.stringify([{ op: 'replace', path: '/0/payload/value', value: `v${i}` }])
+
+/** The server scenario between a floor before and one after; its ratio is to their mean. */
+async function besideFloor (
+  databaseUrl: string,
+  names: string[],
+  connections: number,
+  run: () => Promise<Row>
+): Promise<Row[]> {
+  const before = await floor(databaseUrl, names, connections, 'before')
+  const row = await run()
+  const after = await floor(databaseUrl, names, connections, 'after')
+  row.ratio = Number((row.reqPerSec / ((before.reqPerSec + after.reqPerSec) / 2)).toFixed(2))
+  return [row, before, after]
+}
+
+/** One PATCH with one operation on documents of each size, one feature per size, 4 connections. */
+async function sizeSeries (server: Target, databaseUrl: string, pid: number, unleash?: Target): Promise<Row[]> {
+  const rows: Row[] = []
+  for (const size of SIZES) {
+    const name = `series-${size}`
+    await createFeature(server, name, size)
+    rows.push(
+      ...(await besideFloor(databaseUrl, [name], SERIES_CONNECTIONS, () =>
+        load(server, `PATCH one op, ${size} variants, ${SERIES_CONNECTIONS} conn`, SERIES_CONNECTIONS, (i) => ({
+          method: 'PATCH',
+          path: variantsPath(name),
+          body: patchOne(i),
+        }), pid)
+      ))
+    )
+    if (unleash) {
+      try {
+        const unleashName = `${name}-${randomBytes(3).toString('hex')}`
+        await createFeature(unleash, unleashName, size)
+        rows.push(
+          await load(unleash, `Unleash: PATCH one op, ${size} variants, ${SERIES_CONNECTIONS} conn`, SERIES_CONNECTIONS, (i) => ({
+            method: 'PATCH',
+            path: variantsPath(unleashName),
+            body: patchOne(i),
+          }))
+        )
+      } catch (error) {
+        console.log(`Unleash, ${size} variants: ${(error as Error).message.slice(0, 200)}`)
+      }
+    }
+  }
+  return rows
+}
+
+/** The scenarios over 50 features at BENCH_CONNECTIONS: writes spread out, one hot feature, completions. */
+async function featureScenarios (server: Target, databaseUrl: string, pid: number): Promise<Row[]> {
+  const names = Array.from({ length: FEATURES }, (_, i) => `bench-${i}`)
+  for (const name of names) await createFeature(server, name, 2)
+  const rows: Row[] = []
+  rows.push(
+    ...(await besideFloor(databaseUrl, names, CONNECTIONS, () =>
+      load(server, `PATCH variants, ${FEATURES} features`, CONNECTIONS, (i) => ({
+        method: 'PATCH',
+        path: variantsPath(names[i % FEATURES] as string),
+        body: patchOne(i),
+      }), pid)
+    ))
+  )
+  rows.push(
+    await load(server, 'PATCH variants, one hot feature', CONNECTIONS, (i) => ({
+      method: 'PATCH',
+      path: variantsPath(names[0] as string),
+      body: patchOne(i),
+    }), pid)
+  )
+  rows.push(
+    await load(server, `POST lifecycle/complete, ${FEATURES} features`, CONNECTIONS, (i) => ({
+      method: 'POST',
+      path: `/api/admin/projects/default/features/${names[i % FEATURES]}/lifecycle/complete`,
+      body: JSON.stringify({ status: i % 2 ? 'kept' : 'discarded', statusValue: `v${i}` }),
+    }), pid)
+  )
+  return rows
+}
+
+function print (title: string, rows: Row[]) {
+  console.log(`\n${title}`)
+  console.table(
+    rows.map((r) => ({
+      scenario: r.scenario,
+      'req/s': r.reqPerSec,
+      'p50 ms': r.p50Ms,
+      'p99 ms': r.p99Ms,
+      errors: r.errors,
+      'RSS MB': r.rssMb ?? '',
+      '÷ floor': r.ratio ?? '',
+    }))
+  )
+}
+
 async function main () {
   const postgres = await findPostgres()
   const dbName = `ffapi_bench_${randomBytes(4).toString('hex')}`
@@ -192,75 +314,30 @@ async function main () {
   const databaseUrl = withDatabase(postgres.url, dbName)
   const port = await freePort()
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir=bench/results'] : []
+  const unleash = process.env.UNLEASH_URL
+    ? { base: process.env.UNLEASH_URL, headers: { authorization: process.env.UNLEASH_TOKEN ?? '', 'content-type': 'application/json' } }
+    : undefined
   try {
-    // First start migrates; the second measures start-up to ready on a migrated database.
+    // The first start migrates; the second measures start-up to ready on a migrated database.
     const first = startServer(databaseUrl, port)
     await waitReady(port, first.started)
     await stopServer(first.child)
     const server = startServer(databaseUrl, port, profile)
     const startupMs = Math.round(await waitReady(port, server.started))
     const pid = server.child.pid as number
+    const target = { base: `http://127.0.0.1:${port}`, headers: { authorization: SECRET, 'content-type': 'application/json' } }
 
-    const names = await seed(port)
-    // This machine's speed drifts (shared virtual CPUs): the floor is measured before and after
-    // the server scenarios, and the server is compared with their mean.
-    const floorBefore = await floor(databaseUrl, names, 'before')
-    const variantsPath = (name: string) =>
-      `/api/admin/projects/default/features/${name}/environments/development/variants`
-    const patchBody = (i: number) =>
-      JSON.stringify([{ op: 'replace', path: '/0/payload/value', value: `v${i}` }])
-
-    const rows: Row[] = []
-    rows.push(
-      await load(port, pid, 'PATCH variants, 50 features', (i) => ({
-        method: 'PATCH',
-        path: variantsPath(names[i % FEATURES] as string),
-        body: patchBody(i),
-      }))
-    )
-    rows.push(
-      await load(port, pid, 'PATCH variants, one hot feature', (i) => ({
-        method: 'PATCH',
-        path: variantsPath(names[0] as string),
-        body: patchBody(i),
-      }))
-    )
-    rows.push(
-      await load(port, pid, 'POST lifecycle/complete, 50 features', (i) => ({
-        method: 'POST',
-        path: `/api/admin/projects/default/features/${names[i % FEATURES]}/lifecycle/complete`,
-        body: JSON.stringify({ status: i % 2 ? 'kept' : 'discarded', statusValue: `v${i}` }),
-      }))
-    )
+    console.log(`${SECONDS}s per scenario, PostgreSQL from ${postgres.source}, node ${process.version}`)
+    const series = ONLY === 'features' ? [] : await sizeSeries(target, databaseUrl, pid, unleash)
+    if (series.length > 0) print(`Document sizes: one PATCH of one operation, ${SERIES_CONNECTIONS} connections, ${PAYLOAD.length}-character payloads`, series)
+    const features = ONLY === 'series' ? [] : await featureScenarios(target, databaseUrl, pid)
+    if (features.length > 0) print(`${FEATURES} features, ${CONNECTIONS} connections`, features)
     const idleRss = Math.round(rssMb(pid))
     await stopServer(server.child)
-
-    const floorAfter = await floor(databaseUrl, names, 'after')
-    const floorMean = (floorBefore.reqPerSec + floorAfter.reqPerSec) / 2
-    for (const row of rows) row.ratio = Number((row.reqPerSec / floorMean).toFixed(2))
-    rows.push(floorBefore, floorAfter)
-
-    console.log(
-      `\n${SECONDS}s per scenario, ${CONNECTIONS} connections, PostgreSQL from ${postgres.source}, node ${process.version}`
-    )
-    console.table(
-      rows.map((r) => ({
-        scenario: r.scenario,
-        'req/s': r.reqPerSec,
-        'p50 ms': r.p50Ms,
-        'p99 ms': r.p99Ms,
-        errors: r.errors,
-        'RSS MB': r.rssMb ?? '',
-        '÷ floor': r.ratio ?? '',
-      }))
-    )
     console.log(`start-up to ready on a migrated database: ${startupMs} ms; RSS after the run: ${idleRss} MB`)
 
     const file = `bench/results/${new Date().toISOString().replace(/[:.]/g, '-')}.json`
-    writeFileSync(
-      file,
-      JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, connections: CONNECTIONS, startupMs, rows }, null, 2)
-    )
+    writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, startupMs, series, features }, null, 2))
     console.log(`written to ${file}`)
   } finally {
     await withClient(postgres.url, (c) => c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`))
