@@ -62,8 +62,9 @@ function startServer (databaseUrl: string, port: number, extraArgs: string[] = [
   return { child, started }
 }
 
-async function waitReady (port: number, started: number): Promise<number> {
+async function waitReady (port: number, started: number, child?: ChildProcess): Promise<number> {
   for (;;) {
+    if (child && child.exitCode !== null) throw new Error(`the server exited with code ${child.exitCode}`)
     try {
       const res = await fetch(`http://127.0.0.1:${port}/ready`)
       await res.text()
@@ -89,7 +90,7 @@ function rssMb (pid: number): number {
 async function call (target: Target, method: string, path: string, body?: unknown) {
   const res = await fetch(`${target.base}${path}`, {
     method,
-    headers: target.headers,
+    headers: { ...target.headers },
     ...(body !== undefined && { body: JSON.stringify(body) }),
   })
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`)
@@ -130,7 +131,7 @@ async function load (
       {
         setupRequest: (req) => {
           const r = next(counter++)
-          return { ...req, method: r.method, path: r.path, body: r.body, headers: target.headers }
+          return { ...req, method: r.method, path: r.path, body: r.body, headers: { ...target.headers } }
         },
       },
     ],
@@ -308,7 +309,7 @@ function print (title: string, rows: Row[]) {
 }
 
 async function main () {
-  const postgres = await findPostgres()
+  const postgres = await findPostgres({ durable: true })
   const dbName = `ffapi_bench_${randomBytes(4).toString('hex')}`
   await withClient(postgres.url, (c) => c.query(`CREATE DATABASE ${dbName}`))
   const databaseUrl = withDatabase(postgres.url, dbName)
@@ -320,14 +321,14 @@ async function main () {
   try {
     // The first start migrates; the second measures start-up to ready on a migrated database.
     const first = startServer(databaseUrl, port)
-    await waitReady(port, first.started)
+    await waitReady(port, first.started, first.child)
     await stopServer(first.child)
     const server = startServer(databaseUrl, port, profile)
-    const startupMs = Math.round(await waitReady(port, server.started))
+    const startupMs = Math.round(await waitReady(port, server.started, server.child))
     const pid = server.child.pid as number
     const target = { base: `http://127.0.0.1:${port}`, headers: { authorization: SECRET, 'content-type': 'application/json' } }
 
-    console.log(`${SECONDS}s per scenario, PostgreSQL from ${postgres.source}, node ${process.version}`)
+    console.log(`${SECONDS}s per scenario, PostgreSQL from ${postgres.source} (durable: fsync and synchronous commit on), node ${process.version}`)
     const series = ONLY === 'features' ? [] : await sizeSeries(target, databaseUrl, pid, unleash)
     if (series.length > 0) print(`Document sizes: one PATCH of one operation, ${SERIES_CONNECTIONS} connections, ${PAYLOAD.length}-character payloads`, series)
     const features = ONLY === 'series' ? [] : await featureScenarios(target, databaseUrl, pid)

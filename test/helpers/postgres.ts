@@ -18,24 +18,32 @@ const HOW_TO = `Tests need PostgreSQL. Provide one of:
   2. a container runtime that Testcontainers can reach (Docker or Podman);
   3. local PostgreSQL server binaries (initdb and postgres), e.g. apt-get install postgresql, found under /usr/lib/postgresql/*/bin or through PG_BIN.`
 
+export interface PostgresOptions {
+  /**
+   * Keep PostgreSQL's default durability (fsync and synchronous commit on), as in production.
+   * Tests switch it off for speed; the benchmark keeps it, so that its figures mean something.
+   */
+  durable?: boolean
+}
+
 /** Finds PostgreSQL in the documented order: TEST_DATABASE_URL, Testcontainers, local binaries. */
-export async function findPostgres (): Promise<TestPostgres> {
+export async function findPostgres (options: PostgresOptions = {}): Promise<TestPostgres> {
   const given = process.env.TEST_DATABASE_URL
   if (given) return { url: given, source: 'TEST_DATABASE_URL', stop: async () => {} }
 
-  const container = await startContainer()
+  const container = await startContainer(options)
   if (container) return container
 
   const bin = findPostgresBinaries()
   if (bin) {
-    const cluster = new LocalCluster(bin)
+    const cluster = new LocalCluster(bin, options)
     await cluster.start()
     return { url: cluster.url, source: 'local binaries', stop: () => cluster.destroy() }
   }
   throw new Error(HOW_TO)
 }
 
-async function startContainer (): Promise<TestPostgres | undefined> {
+async function startContainer (options: PostgresOptions): Promise<TestPostgres | undefined> {
   const { getContainerRuntimeClient } = await import('testcontainers')
   try {
     await getContainerRuntimeClient()
@@ -45,7 +53,7 @@ async function startContainer (): Promise<TestPostgres | undefined> {
   const { PostgreSqlContainer } = await import('@testcontainers/postgresql')
   const container = await new PostgreSqlContainer('postgres:17-alpine')
     .withDatabase('postgres')
-    .withCommand(['postgres', '-c', 'fsync=off', '-c', 'max_connections=300'])
+    .withCommand(['postgres', ...settings(options), '-c', 'max_connections=300'])
     .start()
   return {
     url: container.getConnectionUri(),
@@ -55,6 +63,10 @@ async function startContainer (): Promise<TestPostgres | undefined> {
     },
   }
 }
+
+/** Server settings: durability off unless asked for (a throwaway database). */
+const settings = (options: PostgresOptions) =>
+  options.durable ? [] : ['-c', 'fsync=off', '-c', 'synchronous_commit=off', '-c', 'full_page_writes=off']
 
 export function findPostgresBinaries (): string | undefined {
   const candidates: string[] = []
@@ -96,7 +108,7 @@ function runAs (): { uid: number; gid: number } | undefined {
 
 /**
  * A throwaway cluster from local binaries in a temporary folder, on a free port. Durability
- * is switched off: it is thrown away at the end. stop() and start() keep its data, so a test
+ * is switched off unless asked for: it is thrown away at the end. stop() and start() keep its data, so a test
  * can take the database away and bring it back.
  */
 export class LocalCluster {
@@ -105,7 +117,10 @@ export class LocalCluster {
   #process: ChildProcess | undefined
   readonly #user = runAs()
 
-  constructor (private readonly bin: string) {
+  constructor (
+    private readonly bin: string,
+    private readonly options: PostgresOptions = {}
+  ) {
     if (this.#user) {
       chownSync(this.dir, this.#user.uid, this.#user.gid)
       chmodSync(this.dir, 0o700)
@@ -134,12 +149,7 @@ export class LocalCluster {
         this.dir,
         '-c',
         'listen_addresses=127.0.0.1',
-        '-c',
-        'fsync=off',
-        '-c',
-        'synchronous_commit=off',
-        '-c',
-        'full_page_writes=off',
+        ...settings(this.options),
         '-c',
         'max_connections=300',
       ],

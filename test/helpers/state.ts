@@ -47,3 +47,27 @@ export async function eventsOf (db: Database, feature: string) {
     pre_data: row.pre_data === null ? null : JSON.parse(row.pre_data),
   }))
 }
+
+const TABLES = [
+  'projects',
+  'environments',
+  'project_environments',
+  'features',
+  'feature_environments',
+  'feature_lifecycles',
+  'api_tokens',
+  'events',
+] as const
+
+/**
+ * Every stored row of every table, as text: equal before and after a refused request means
+ * the request changed nothing anywhere.
+ */
+export async function databaseFingerprint (db: Database): Promise<Record<string, string[]>> {
+  const out: Record<string, string[]> = {}
+  for (const table of TABLES) {
+    const rows = await db.selectFrom(table).selectAll().execute()
+    out[table] = rows.map((row) => JSON.stringify(row)).sort()
+  }
+  return out
+}

@@ -5,7 +5,8 @@ import { afterAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.js'
 import { loadConfig } from '../../src/config.js'
 import { openDatabase } from '../../src/startup.js'
-import { auth, json } from '../helpers/app.js'
+import { auth, expectProblem, json } from '../helpers/app.js'
+import { unstorableCases } from '../helpers/unstorable.js'
 
 const dataDir = mkdtempSync(join(tmpdir(), 'ffapi-embedded-'))
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
@@ -63,6 +64,34 @@ describe('embedded database (no DATABASE_URL)', () => {
       expect(json(tokens).tokens).toHaveLength(1)
     } finally {
       await second.stop()
+    }
+  }, 120_000)
+
+  it('refuses NUL and lone surrogates with the same 400 as on PostgreSQL, storing nothing', async () => {
+    const { app, stop } = await start()
+    try {
+      const headers = { ...auth('embedded-admin'), 'content-type': 'application/json' }
+      const created = await app.inject({
+        method: 'POST',
+        url: '/api/admin/projects/default/features',
+        headers,
+        payload: { name: 'unstorable-target' },
+      })
+      expect(created.statusCode).toBe(201)
+      const events = async () => json(await app.inject({ method: 'GET', url: '/api/admin/events', headers })).events.length
+      const before = await events()
+      for (const c of unstorableCases('unstorable-target')) {
+        const res = await app.inject({
+          method: c.method,
+          url: c.url,
+          headers,
+          ...(c.body === undefined ? {} : { payload: JSON.stringify(c.body) }),
+        })
+        expect(expectProblem(res, 400, 'BadDataError').details[0].path, `${c.method} ${c.url}`).toBe(c.path)
+      }
+      expect(await events()).toBe(before)
+    } finally {
+      await stop()
     }
   }, 120_000)
 })
