@@ -9,6 +9,7 @@ import type { DatabaseHandle } from './db/database.js'
 import { eventsRoutes } from './events/events.routes.js'
 import { clientErrorHandler, registerErrorHandling, sendError } from './http/error-handler.js'
 import { healthRoutes } from './http/health.routes.js'
+import { methodNotAllowed } from './http/method-not-allowed.js'
 import { openApiPlugin } from './http/openapi.js'
 import { requestGuardsPlugin } from './http/request-guards.js'
 import { REQUEST_ID_PATTERN, requestLogPlugin } from './http/request-log.js'
@@ -60,6 +61,7 @@ export async function buildApp (config: Config, { database }: AppDeps, loggerIns
   await app.register(requestGuardsPlugin)
   await app.register(openApiPlugin)
   if (config.metricsEnabled) await app.register(metricsPlugin, { database })
+  const addMethodNotAllowed = methodNotAllowed(app)
 
   await app.register(healthRoutes, { db })
   await app.register(projectRoutes, { db })
@@ -69,6 +71,7 @@ export async function buildApp (config: Config, { database }: AppDeps, loggerIns
   await app.register(lifecycleRoutes, { db })
   await app.register(eventsRoutes, { db })
   await app.register(tokenRoutes, { db, tokens })
+  addMethodNotAllowed()
   return app
 }
 

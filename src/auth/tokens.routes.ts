@@ -60,6 +60,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ db: Database; tokens: Toke
       config: { access: 'admin' },
       schema: {
         tags: ['API tokens'],
+        operationId: 'createApiToken',
         summary: 'Create an API token (needs a */* token)',
         body: NewToken,
         errors: errorStatuses(400, 403, 409, 413, 415),
@@ -88,6 +89,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ db: Database; tokens: Toke
       config: { access: 'admin' },
       schema: {
         tags: ['API tokens'],
+        operationId: 'getAllApiTokens',
         summary: 'List API tokens (never their secrets; needs a */* token)',
         errors: errorStatuses(403),
         response: { 200: Type.Object({ tokens: Type.Array(TokenInfo) }) },
@@ -102,6 +104,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ db: Database; tokens: Toke
       config: { access: 'admin' },
       schema: {
         tags: ['API tokens'],
+        operationId: 'deleteApiToken',
         summary: 'Delete an API token (needs a */* token)',
         description:
           'The secret stops working at once on this instance and within TOKEN_CACHE_MS (1 s by default) on the others.',

@@ -33,6 +33,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
       config: { access: 'token' },
       schema: {
         tags: ['Projects'],
+        operationId: 'getProjects',
         summary: 'List the projects the token can see',
         errors: errorStatuses(403),
         response: { 200: Type.Object({ projects: Type.Array(Project) }) },
@@ -47,6 +48,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
       config: { access: 'admin' },
       schema: {
         tags: ['Projects'],
+        operationId: 'createProject',
         summary: 'Create a project (needs a */* token)',
         body: NewProject,
         errors: errorStatuses(400, 403, 409, 413, 415),
@@ -74,6 +76,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
       config: { access: 'token' },
       schema: {
         tags: ['Projects'],
+        operationId: 'getProject',
         summary: 'Get a project',
         params: ProjectParams,
         errors: errorStatuses(400, 403, 404),
@@ -89,6 +92,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
       config: { access: 'admin' },
       schema: {
         tags: ['Environments'],
+        operationId: 'addEnvironmentToProject',
         summary: 'Enable an environment in a project (needs a */* token)',
         description:
           'Every feature of the project gets a feature-environment there (disabled, no variants). Enabling an environment already enabled changes nothing.',
@@ -115,6 +119,7 @@ export const environmentRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = as
       config: { access: 'token' },
       schema: {
         tags: ['Environments'],
+        operationId: 'getAllEnvironments',
         summary: 'List environments',
         errors: errorStatuses(),
         response: {
@@ -131,6 +136,7 @@ export const environmentRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = as
       config: { access: 'admin' },
       schema: {
         tags: ['Environments'],
+        operationId: 'createEnvironment',
         summary: 'Create an environment (needs a */* token)',
         description: 'Environments are global; enable one in a project to use it there.',
         body: NewEnvironment,
@@ -161,6 +167,7 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
       config: { access: 'token' },
       schema: {
         tags: ['Features'],
+        operationId: 'createFeature',
         summary: 'Create a feature flag',
         description:
           'The feature gets a disabled feature-environment with no variants in every environment enabled in the project, and enters the lifecycle stage `initial`.',
@@ -193,6 +200,7 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
       config: { access: 'token' },
       schema: {
         tags: ['Features'],
+        operationId: 'getFeatures',
         summary: 'List the features of a project',
         params: ProjectParams,
         errors: errorStatuses(400, 403, 404),
@@ -210,6 +218,7 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
       config: { access: 'token' },
       schema: {
         tags: ['Features'],
+        operationId: 'getFeature',
         summary: 'Get a feature with its environments and current lifecycle stage',
         description: "Only the environments the token's scope covers are listed.",
         params: FeatureParams,

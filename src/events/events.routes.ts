@@ -37,6 +37,7 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (
       config: { access: 'token' },
       schema: {
         tags: ['Events'],
+        operationId: 'getEvents',
         summary: 'List events, newest first',
         description:
           `Pages of at most \`limit\` events, and of at most ${EVENTS_PAGE_BYTES / 1024 / 1024} MiB of event data (a page always holds at least one event); when more match, pass \`nextCursor\` as \`cursor\` for the next page. A token limited to some projects or environments sees only their events, and only a token with access to everything (*/*) sees the api-token events.`,

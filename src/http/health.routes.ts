@@ -10,6 +10,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (
       config: { access: 'public' },
       schema: {
         tags: ['Operations'],
+        operationId: 'getHealth',
         summary: 'The process is up (no token)',
         response: { 200: Type.Object({ status: Type.Literal('ok') }) },
       },
@@ -23,6 +24,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (
       config: { access: 'public' },
       schema: {
         tags: ['Operations'],
+        operationId: 'getReady',
         summary: 'The database answers and the process is not shutting down (no token); 503 otherwise',
         errors: [503],
         response: { 200: Type.Object({ status: Type.Literal('ready') }) },

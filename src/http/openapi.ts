@@ -34,6 +34,29 @@ function problemResponses (statuses: number[]) {
   return out
 }
 
+type Document = Record<string, unknown> & { paths?: Record<string, Record<string, { responses?: Record<string, { headers?: Record<string, { required?: boolean; schema: Record<string, unknown> }> }> }>> }
+
+/**
+ * Response headers declared with `x-always` (see responseHeader) become `required: true`
+ * header objects: present on every response of that status.
+ */
+function markAlwaysPresentHeaders<T> (document: T): T {
+  const doc = document as Document
+  for (const operations of Object.values(doc.paths ?? {})) {
+    for (const operation of Object.values(operations)) {
+      for (const response of Object.values(operation.responses ?? {})) {
+        for (const header of Object.values(response.headers ?? {})) {
+          if (header.schema['x-always'] === true) {
+            delete header.schema['x-always']
+            header.required = true
+          }
+        }
+      }
+    }
+  }
+  return document
+}
+
 /** The OpenAPI 3.1 document at /docs/json and the interactive docs at /docs, both without a token. */
 export const openApiPlugin = fp(
   async (app: FastifyInstance) => {
@@ -43,17 +66,25 @@ export const openApiPlugin = fp(
       refResolver: {
         buildLocalReference: (json, _baseUri, _fragment, i) => String(json.$id ?? `def-${i}`),
       },
-      transform: ({ schema, url }) => {
-        if (!schema?.errors) return { schema, url }
-        const { errors, ...rest } = schema
+      transform: ({ schema, url, route }) => {
+        if (!schema) return { schema, url }
+        const { errors = [], ...rest } = schema
         return {
-          schema: { ...rest, response: { ...(rest.response as object), ...problemResponses(errors) } },
+          schema: {
+            ...rest,
+            // Routes that need no token say so, instead of inheriting the global requirement.
+            ...(route.config?.access === 'public' ? { security: [] } : {}),
+            response: { ...(rest.response as object), ...problemResponses(errors) },
+          },
           url,
         }
       },
+      transformObject: (document) => markAlwaysPresentHeaders('openapiObject' in document ? document.openapiObject : {}),
       openapi: {
         openapi: '3.1.0',
+        servers: [{ url: '/', description: 'This server' }],
         info: {
+          license: { name: 'MIT', identifier: 'MIT' },
           title: 'Feature-flag admin API',
           version: '1.0.0',
           description:

@@ -26,5 +26,15 @@ export const FeatureEnvironmentParams = Type.Object({
   environment: UrlFriendly('Environment name'),
 })
 
-/** Documents a 200 that has no body; handlers call reply.send() with nothing. */
-export const EmptyReply = Type.Unsafe<undefined>({ description: 'Empty body' })
+/**
+ * A 200 without a body (and without a Content-Type); handlers call reply.send() with nothing.
+ * `type: 'null'` is how the OpenAPI generator leaves out the response content.
+ */
+export const EmptyReply = Type.Unsafe<undefined>({ type: 'null', description: 'Empty body, no Content-Type' })
+
+/** A response header in a response schema; `always` marks it present on every such response. */
+export const responseHeader = (description: string, always = false) => ({
+  type: 'string',
+  description,
+  ...(always ? { 'x-always': true } : {}),
+})

@@ -14,6 +14,7 @@ export const lifecycleRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asyn
       config: { access: 'token' },
       schema: {
         tags: ['Lifecycle'],
+        operationId: 'complete',
         summary: 'Mark a feature completed, as kept or discarded',
         description:
           'Completing with the values already stored changes nothing and records no event; other values replace them (event feature-completed with preData).',
@@ -37,6 +38,7 @@ export const lifecycleRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asyn
       config: { access: 'token' },
       schema: {
         tags: ['Lifecycle'],
+        operationId: 'uncomplete',
         summary: 'Take a feature out of the completed stage',
         description:
           'Records feature-uncompleted with the previous values as preData. A feature that is not completed is left alone (200, no event).',
@@ -58,6 +60,7 @@ export const lifecycleRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asyn
       config: { access: 'token' },
       schema: {
         tags: ['Lifecycle'],
+        operationId: 'getFeatureLifecycle',
         summary: 'The lifecycle stages a feature is in, oldest first',
         params: FeatureParams,
         errors: errorStatuses(400, 403, 404),

@@ -51,7 +51,20 @@ export const metricsPlugin = fp<{ database: DatabaseHandle }>(
 
     app.get(
       '/metrics',
-      { config: { access: 'public' }, schema: { tags: ['Operations'], summary: 'Prometheus metrics (no token)' } },
+      {
+        config: { access: 'public' },
+        schema: {
+          operationId: 'getMetrics',
+          tags: ['Operations'],
+          summary: 'Prometheus metrics (no token)',
+          response: {
+            200: {
+              description: 'Prometheus text exposition format 0.0.4',
+              content: { 'text/plain': { schema: { type: 'string' } } },
+            },
+          },
+        },
+      },
       async (_request, reply) => {
         reply.type(registry.contentType)
         return registry.metrics()

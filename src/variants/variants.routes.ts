@@ -2,13 +2,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply } from 'fastify'
 import type { Config } from '../config.js'
+import { requireEnvironment } from '../auth/auth.plugin.js'
 import type { Database } from '../db/types.js'
 import { errorStatuses } from '../http/openapi.js'
-import { FeatureEnvironmentParams } from '../http/schemas.js'
+import { FeatureEnvironmentParams, FeatureParams, responseHeader, UrlFriendly } from '../http/schemas.js'
 import { applyPatches } from './json-patch.js'
 import { validateVariants } from './variants.js'
 import { FeatureVariants, PatchOperation, VariantInput, VariantsQuery } from './variants.schemas.js'
-import { type ChangeResult, changeVariants, etagOf } from './variants.service.js'
+import { type ChangeResult, changeVariants, changeVariantsInEnvironments, etagOf } from './variants.service.js'
 import { readVariants } from './variants.store.js'
 
 type Options = {
@@ -24,9 +25,14 @@ const IfMatchHeader = Type.Object({
   ),
 })
 
-const okResponse = {
+const readResponse = {
   description: 'The variants, defaults filled in, with their ETag',
-  headers: { etag: { type: 'string', description: 'Revision of the stored variants' } },
+  headers: { etag: responseHeader('Revision of the stored variants', true) },
+}
+
+const writeResponse = {
+  description: 'The variants after the change (or as they would be, on a dry run), defaults filled in',
+  headers: { etag: responseHeader('Revision of the stored variants; absent on a dry run') },
 }
 
 const WRITE_DESCRIPTION = 'Checks, in order: token (401) and its scope for the project and environment (403); JSON body (415, 413, 400); body shape (400, details[].path points into the body); project, feature in that project, environment enabled in that project (404); If-Match (412); the resulting variants (400, details[].path points into /variants for a patch, /body for a replacement). Variable variants share 1000 minus the fixed weights, the first ones in order taking the remainder; order is kept as sent. The change is written with its event atomically, and concurrent writes serialise. A result equal to the stored variants writes nothing and records no event. With dryRun=true every check runs but nothing is written, and no ETag is sent.'
@@ -47,10 +53,11 @@ export const variantsRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
       config: { access: 'token' },
       schema: {
         tags: ['Variants'],
+        operationId: 'getEnvironmentFeatureVariants',
         summary: "Get a feature's variants in an environment",
         params: FeatureEnvironmentParams,
         errors: errorStatuses(400, 403, 404),
-        response: { 200: { ...FeatureVariants, ...okResponse } },
+        response: { 200: { ...FeatureVariants, ...readResponse } },
       },
     },
     async (request, reply) => {
@@ -65,6 +72,7 @@ export const variantsRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
       config: { access: 'token', documentRoots: { operations: '/body', variants: '/variants' } },
       schema: {
         tags: ['Variants'],
+        operationId: 'patchEnvironmentsFeatureVariants',
         summary: "Patch a feature's variants in an environment with RFC 6902 JSON Patch",
         description: `Operations add, remove, replace, copy and move (test is refused) apply in order to the variants array, all or nothing, with RFC 6902 semantics; an operation that cannot apply (missing path, index out of range, "-" outside add, a move into its own child, a reserved member name such as __proto__) is a 400 naming its index. Paths are relative to the array ("/0/weight", "/-"; "" is the whole array). Limits hold after every operation: the first one that would take the variants past MAX_VARIANTS items or MAX_VARIANTS_BYTES bytes, or copy more than MAX_VARIANTS_BYTES in all, is refused. ${WRITE_DESCRIPTION}`,
         params: FeatureEnvironmentParams,
@@ -72,7 +80,7 @@ export const variantsRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
         headers: IfMatchHeader,
         body: Type.Array(PatchOperation, { maxItems: config.maxPatchOperations }),
         errors: errorStatuses(400, 403, 404, 412, 413, 415),
-        response: { 200: { ...FeatureVariants, ...okResponse } },
+        response: { 200: { ...FeatureVariants, ...writeResponse } },
       },
     },
     async (request, reply) => {
@@ -97,6 +105,7 @@ export const variantsRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
       config: { access: 'token', documentRoots: { variants: '/body' } },
       schema: {
         tags: ['Variants'],
+        operationId: 'overwriteEnvironmentFeatureVariants',
         summary: "Replace a feature's variants in an environment",
         description: WRITE_DESCRIPTION,
         params: FeatureEnvironmentParams,
@@ -104,7 +113,7 @@ export const variantsRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
         headers: IfMatchHeader,
         body: Type.Array(VariantInput, { maxItems: config.maxVariants }),
         errors: errorStatuses(400, 403, 404, 412, 413, 415),
-        response: { 200: { ...FeatureVariants, ...okResponse } },
+        response: { 200: { ...FeatureVariants, ...writeResponse } },
       },
     },
     async (request, reply) => {
@@ -116,6 +125,42 @@ export const variantsRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
         { ifMatch: request.headers['if-match'], dryRun: request.query.dryRun === true, createdBy: request.token.name }
       )
       return sendVariants(reply, result)
+    }
+  )
+
+  app.put(
+    '/api/admin/projects/:projectId/features/:featureName/variants-batch',
+    {
+      config: { access: 'token', documentRoots: { variants: '/body/variants' } },
+      schema: {
+        operationId: 'overwriteFeatureVariantsOnEnvironments',
+        tags: ['Variants'],
+        summary: "Replace a feature's variants in several environments at once",
+        description: 'The same variants in every listed environment, all in one transaction: each environment gets its own revision and event (none where the variants are already these); if any environment is refused, nothing is written. The token must cover every environment (403 naming the first that it does not); 404 names the first environment, in the order sent, that is not enabled in the project. The variants follow the same rules as a replacement in one environment: variable variants share 1000 minus the fixed weights, order is kept as sent, details[].path points into /body/variants. No ETag: each environment has its own revision.',
+        params: FeatureParams,
+        body: Type.Object(
+          {
+            variants: Type.Array(VariantInput, { maxItems: config.maxVariants }),
+            environments: Type.Array(UrlFriendly('Environment name'), { minItems: 1, maxItems: 100, uniqueItems: true }),
+          },
+          { additionalProperties: false }
+        ),
+        errors: errorStatuses(400, 403, 404, 413, 415),
+        response: { 200: { ...FeatureVariants, description: 'The variants now stored in every listed environment' } },
+      },
+    },
+    async (request, reply) => {
+      const { projectId: project, featureName: feature } = request.params
+      const { variants, environments } = request.body
+      for (const environment of environments) requireEnvironment(request.token, environment)
+      const json = await changeVariantsInEnvironments(
+        db,
+        { project, feature },
+        environments,
+        () => validateVariants(variants, limits),
+        request.token.name
+      )
+      return sendVariants(reply, { json, revision: undefined })
     }
   )
 }

@@ -100,3 +100,32 @@ export async function changeVariants (
     return change.result
   })
 }
+
+/**
+ * PUT variants-batch: the same variants in several environments of one feature, in one
+ * transaction. Missing feature-environments are reported in request order (404 naming the
+ * first), then the rows are locked in name order, so that two batches over the same
+ * environments cannot deadlock. Each environment gets its own revision and event; one whose
+ * variants are already these is left alone. Nothing is written if anything is refused.
+ */
+export async function changeVariantsInEnvironments (
+  db: Database,
+  feature: Omit<FeatureEnvironmentRef, 'environment'>,
+  environments: readonly string[],
+  rule: VariantsRule,
+  createdBy: string
+): Promise<string> {
+  const refs = environments.map((environment) => ({ ...feature, environment }))
+  for (const ref of refs) await readVariants(db, ref)
+  const request = { ifMatch: undefined, dryRun: false, createdBy }
+  return db.transaction().execute(async (trx) => {
+    let json = '[]'
+    for (const ref of [...refs].sort((a, b) => (a.environment < b.environment ? -1 : 1))) {
+      const locked = await lockVariants(trx, ref)
+      const change = plan(ref, locked, rule, request)
+      if (change.write) await writeVariantsAt(trx, ref, locked.revision, change.result.json, change.write)
+      json = change.result.json
+    }
+    return json
+  })
+}

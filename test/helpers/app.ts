@@ -4,6 +4,7 @@ import { afterAll, beforeAll, inject } from 'vitest'
 import { type App, buildApp } from '../../src/app.js'
 import { type Config, loadConfig } from '../../src/config.js'
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js'
+import { checkContract, recordResponses } from './contract.js'
 import { ADMIN_SECRET, cloneTemplate, dropDatabase } from './database.js'
 
 export { ADMIN_SECRET }
@@ -30,6 +31,7 @@ export async function buildTestApp (env: Record<string, string> = {}): Promise<T
   const config = testConfig(databaseUrl, env)
   const database = await createDatabase(config)
   const app = await buildApp(config, { database })
+  const responses = recordResponses(app)
   await app.ready()
   return {
     app,
@@ -37,9 +39,14 @@ export async function buildTestApp (env: Record<string, string> = {}): Promise<T
     config,
     databaseUrl,
     async close () {
+      // Every response the tests provoked must be what the OpenAPI document promises.
+      const violations = await checkContract(app, responses)
       await app.close()
       await database.db.destroy()
       await dropDatabase(serverUrl, databaseUrl)
+      if (violations.length > 0) {
+        throw new Error(`${violations.length} responses disagree with the OpenAPI document:\n${violations.slice(0, 30).join('\n')}`)
+      }
     },
   }
 }

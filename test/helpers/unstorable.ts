@@ -30,7 +30,7 @@ export function unstorableCases (feature: string): UnstorableCase[] {
     { method: 'POST', url: `${lifecycle}/complete`, body: { status: 'kept', statusValue: '\u0000' }, path: '/body/statusValue' },
     { method: 'POST', url: `${lifecycle}/complete`, body: { status: 'kept', statusValue: 'v\ud800' }, path: '/body/statusValue' },
     { method: 'GET', url: '/api/admin/events?type=%00', path: '/query/type' },
-    { method: 'GET', url: `/api/admin/events?feature=a%00`, path: '/query/feature' },
+    { method: 'GET', url: '/api/admin/events?feature=a%00', path: '/query/feature' },
     { method: 'GET', url: '/api/admin/projects/default/features/a%00b', path: '/params/featureName' },
   ]
 }

@@ -230,10 +230,10 @@ describe('bounded work', () => {
     for (let attempt = 0; attempt < 3 && worst >= 50; attempt++) {
       const histogram = monitorEventLoopDelay({ resolution: 5 })
       histogram.enable()
-      let probing = true
+      const probing = { on: true }
       const probes: number[] = []
       const prober = (async () => {
-        while (probing) {
+        while (probing.on) {
           const started = performance.now()
           const res = await rawRequest(port, { method: 'GET', target: '/health' })
           expect(res.status).toBe(200)
@@ -246,7 +246,7 @@ describe('bounded work', () => {
         headers: auth(),
         body: payload.replace('"v0"', `"w${attempt}"`),
       }, 20_000)
-      probing = false
+      probing.on = false
       await prober
       histogram.disable()
       expect(res.status).toBe(200)
@@ -341,7 +341,6 @@ describe('secrets stay out of the logs', () => {
     }
   })
 })
-
 
 describe('scoped tokens see only their scope', () => {
   it('feature details list only the environments in scope', async () => {
