@@ -8,7 +8,10 @@ interface Log {
   warn(obj: object, msg: string): void
 }
 
-/** Opens the database (PostgreSQL or embedded), applies pending migrations and init tokens. */
+/**
+ * Opens the database (PostgreSQL or embedded), applies pending migrations and init tokens.
+ * Refuses to go on when no token exists at all: such a service could not be used.
+ */
 export async function openDatabase (config: Config, log: Log): Promise<DatabaseHandle> {
   const database = await createDatabase(config, (err) =>
     log.warn({ err }, 'database connection lost; it will be reopened on the next request')
@@ -23,6 +26,13 @@ export async function openDatabase (config: Config, log: Log): Promise<DatabaseH
     const applied = await migrate(database.db)
     if (applied.length > 0) log.info({ applied }, 'migrations applied')
     await ensureInitTokens(database.db, config.initAdminApiTokens)
+    const anyToken = await database.db.selectFrom('api_tokens').select('name').limit(1).executeTakeFirst()
+    if (!anyToken) {
+      // Nobody could ever call the API: say so instead of serving 401s forever.
+      throw new Error(
+        'No API token exists and INIT_ADMIN_API_TOKENS is empty: set INIT_ADMIN_API_TOKENS to the admin secret you want (with docker compose: ADMIN_API_TOKEN)'
+      )
+    }
   } catch (error) {
     await database.db.destroy()
     throw error

@@ -17,6 +17,12 @@ const quiet = { info () {}, warn () {} }
 export default async function setup (project: TestProject) {
   const postgres = await findPostgres()
   console.log(`tests use PostgreSQL from ${postgres.source}`)
+  // CI sets this to prove the source it provisioned is the one used.
+  const required = process.env.TEST_POSTGRES_SOURCE
+  if (required && required !== postgres.source) {
+    await postgres.stop()
+    throw new Error(`TEST_POSTGRES_SOURCE is ${required}, but the tests found PostgreSQL from ${postgres.source}`)
+  }
   await withClient(postgres.url, async (c) => {
     await c.query(`DROP DATABASE IF EXISTS ${TEMPLATE_DATABASE} WITH (FORCE)`)
     await c.query(`CREATE DATABASE ${TEMPLATE_DATABASE}`)

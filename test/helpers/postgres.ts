@@ -187,3 +187,79 @@ export class LocalCluster {
     rmSync(this.dir, { recursive: true, force: true })
   }
 }
+
+/** A PostgreSQL server of a test's own that it may stop and start again, data kept. */
+export interface RestartablePostgres {
+  url: string
+  source: 'container' | 'local binaries'
+  stop(): Promise<void>
+  start(): Promise<void>
+  destroy(): Promise<void>
+}
+
+/**
+ * A container when a runtime answers (stopped and started through the runtime, on a fixed
+ * host port so that the URL stays the same), else a cluster from local binaries; with
+ * neither, an error naming both.
+ */
+export async function restartablePostgres (): Promise<RestartablePostgres> {
+  const { getContainerRuntimeClient } = await import('testcontainers')
+  const runtime = await getContainerRuntimeClient().catch(() => undefined)
+  if (runtime) {
+    const { PostgreSqlContainer } = await import('@testcontainers/postgresql')
+    const port = await freePort()
+    const started = await new PostgreSqlContainer('postgres:17-alpine')
+      .withDatabase('postgres')
+      .withExposedPorts({ container: 5432, host: port })
+      // Durable: the runtime may kill it, and an acknowledged commit must survive that.
+      .withCommand(['postgres', ...settings({ durable: true })])
+      .start()
+    const url = started.getConnectionUri()
+    const container = runtime.container.getById(started.getId())
+    return {
+      url,
+      source: 'container',
+      stop: async () => {
+        await container.stop({ t: 5 })
+      },
+      start: async () => {
+        await container.start()
+        await waitForConnection(url, 30_000)
+      },
+      destroy: async () => {
+        await started.stop()
+      },
+    }
+  }
+  const bin = findPostgresBinaries()
+  if (!bin) {
+    throw new Error(
+      'This test stops and starts a PostgreSQL of its own: it needs a container runtime that Testcontainers can reach (Docker or Podman), or local PostgreSQL server binaries (apt-get install postgresql, or PG_BIN). Neither was found.'
+    )
+  }
+  const cluster = new LocalCluster(bin)
+  await cluster.start()
+  return {
+    url: cluster.url,
+    source: 'local binaries',
+    stop: () => cluster.stop(),
+    start: () => cluster.start(),
+    destroy: () => cluster.destroy(),
+  }
+}
+
+async function waitForConnection (url: string, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs
+  for (;;) {
+    const client = new pg.Client({ connectionString: url })
+    try {
+      await client.connect()
+      await client.end()
+      return
+    } catch (error) {
+      await client.end().catch(() => {})
+      if (Date.now() > deadline) throw error
+      await sleep(200)
+    }
+  }
+}

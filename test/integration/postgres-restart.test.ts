@@ -4,23 +4,17 @@ import { type App, buildApp } from '../../src/app.js'
 import type { DatabaseHandle } from '../../src/db/database.js'
 import { openDatabase } from '../../src/startup.js'
 import { ADMIN_SECRET, auth, createFeature, testConfig } from '../helpers/app.js'
-import { findPostgresBinaries, LocalCluster } from '../helpers/postgres.js'
+import { type RestartablePostgres, restartablePostgres } from '../helpers/postgres.js'
 import { eventsOf, featureState } from '../helpers/state.js'
 
-// This test stops and starts PostgreSQL, so it needs one of its own, not the shared one.
-const bin = findPostgresBinaries()
-if (!bin) {
-  throw new Error(
-    'postgres-restart.test.ts needs local PostgreSQL server binaries (initdb, postgres) to run a server it can stop: apt-get install postgresql, or set PG_BIN'
-  )
-}
-
-let cluster: LocalCluster
+// This test stops and starts PostgreSQL, so it needs one of its own, not the shared one:
+// a container when a runtime answers, else local binaries.
+let cluster: RestartablePostgres
 let app: App
 let database: DatabaseHandle
 beforeAll(async () => {
-  cluster = new LocalCluster(bin)
-  await cluster.start()
+  cluster = await restartablePostgres()
+  console.log(`the restart test stops and starts PostgreSQL from ${cluster.source}`)
   const config = testConfig(cluster.url, { INIT_ADMIN_API_TOKENS: ADMIN_SECRET })
   database = await openDatabase(config, { info () {}, warn () {} })
   app = await buildApp(config, { database })
@@ -59,7 +53,8 @@ describe('PostgreSQL stopped under load and started again', () => {
     await sleep(500)
     await cluster.stop()
     const downFrom = outcomes.length
-    await sleep(1500)
+    // Long enough for requests that wait out the connect timeout (3 s) to be answered.
+    await sleep(4000)
     const downTo = outcomes.length
     await cluster.start()
     await sleep(1500)
