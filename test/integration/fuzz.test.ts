@@ -3,7 +3,8 @@ import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ADMIN_SECRET, auth, buildTestApp, createFeature, createToken, type TestApp } from '../helpers/app.js'
 import { fuzzRuns, fuzzTimeout, patchBody } from '../helpers/arbitraries.js'
-import { featureState } from '../helpers/state.js'
+import { rawRequest } from '../helpers/raw-http.js'
+import { databaseFingerprint, featureState } from '../helpers/state.js'
 
 let t: TestApp
 let feature: string
@@ -135,5 +136,80 @@ describe('fuzzing through the real app', () => {
       }),
       { numRuns: fuzzRuns(100) }
     )
+  }, fuzzTimeout)
+
+  /** Strings with NUL characters or lone surrogates somewhere in them. */
+  const unstorable = fc
+    .tuple(fc.string({ maxLength: 8 }), fc.constantFrom('\u0000', '\ud800', '\udfff', '\ud83d', 'x\u0000y'), fc.string({ maxLength: 8 }))
+    .map(([a, bad, b]) => a + bad + b)
+
+  it('NUL and lone surrogates in any variant field: always 400 naming a body path, nothing stored', async () => {
+    const url = `/api/admin/projects/default/features/${feature}/environments/development/variants`
+    const variant = fc.record({
+      name: fc.oneof(fc.constant('ok'), unstorable),
+      weight: fc.constant(0),
+      stickiness: fc.oneof(fc.constant('default'), unstorable),
+      payload: fc.record({ type: fc.constant('string'), value: fc.oneof(fc.constant('v'), unstorable) }),
+      overrides: fc.array(fc.record({ contextName: fc.oneof(fc.constant('userId'), unstorable), values: fc.array(fc.oneof(fc.string(), unstorable), { maxLength: 3 }) }), { maxLength: 2 }),
+    }).filter((v) => JSON.stringify(v).match(/\\u0000|\\ud[89a-f]/i) !== null)
+    const before = await featureState(t.database.db, feature)
+    await fc.assert(
+      fc.asyncProperty(variant, fc.boolean(), fc.boolean(), async (v, patch, dryRun) => {
+        const res = await t.app.inject({
+          method: patch ? 'PATCH' : 'PUT',
+          url: `${url}${dryRun ? '?dryRun=true' : ''}`,
+          headers: { ...auth(), 'content-type': 'application/json' },
+          payload: JSON.stringify(patch ? [{ op: 'add', path: '/-', value: v }] : [v]),
+        })
+        expectSane(res)
+        expect(res.statusCode, res.body).toBe(400)
+        expect(res.json().details[0].path).toMatch(/^\/body\//)
+      }),
+      { numRuns: fuzzRuns(100) }
+    )
+    expect(await featureState(t.database.db, feature)).toEqual(before)
+  }, fuzzTimeout)
+
+  it('random disguises of request targets on a real socket, without a valid token: always 401 or 400, nothing written', async () => {
+    await t.app.listen({ port: 0, host: '127.0.0.1' })
+    const port = (t.app.server.address() as { port: number }).port
+    const before = await databaseFingerprint(t.database.db)
+    const paths = [
+      '/api/admin/projects',
+      '/api/admin/api-tokens',
+      `/api/admin/projects/default/features/${feature}/environments/development/variants`,
+      `/api/admin/projects/default/features/${feature}/lifecycle/complete`,
+    ]
+    const disguise = fc.record({
+      path: fc.constantFrom(...paths),
+      encodeAt: fc.nat(),
+      prefix: fc.constantFrom('', '/', '/.', '/x/..', 'http://evil.example', `http://127.0.0.1:${port}`),
+      suffix: fc.constantFrom('', '/', '?', '?a=%00', '#x', ';a', '%00', '%2F'),
+      upper: fc.boolean(),
+      method: fc.constantFrom('GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'),
+      override: fc.constantFrom(undefined, 'GET', 'POST', 'DELETE'),
+      token: fc.constantFrom(undefined, 'nope', 'Bearer nope', scopedSecret.slice(0, -1)),
+    })
+    await fc.assert(
+      fc.asyncProperty(disguise, async (d) => {
+        // percent-encode one letter of the path
+        const letters = [...d.path].map((c, i) => ({ c, i })).filter(({ c }) => /[a-z]/.test(c))
+        const at = letters[d.encodeAt % letters.length]!.i
+        const hex = d.path.charCodeAt(at).toString(16)
+        const target = `${d.prefix}${d.path.slice(0, at)}%${d.upper ? hex.toUpperCase() : hex}${d.path.slice(at + 1)}${d.suffix}`
+        const res = await rawRequest(port, {
+          method: d.method,
+          target,
+          headers: {
+            ...(d.token ? { authorization: d.token } : {}),
+            ...(d.override ? { 'x-http-method-override': d.override } : {}),
+          },
+          body: d.method === 'HEAD' || d.method === 'GET' ? undefined : '{"name":"pwned","status":"kept"}',
+        })
+        expect([400, 401], `${d.method} ${target} → ${res.status} ${res.body}`).toContain(res.status)
+      }),
+      { numRuns: fuzzRuns(300) }
+    )
+    expect(await databaseFingerprint(t.database.db)).toEqual(before)
   }, fuzzTimeout)
 })

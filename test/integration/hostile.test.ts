@@ -374,6 +374,10 @@ describe('patches that would pollute or silently do nothing', () => {
       [{ op: 'remove', path: '/0/overrides' }],
       [{ op: 'move', from: '/0', path: '/0/name' }],
       [{ op: 'add', path: '/01', value: { name: 'x', weight: 0 } }],
+      [{ op: 'replace', path: '/-', value: { name: 'x', weight: 0 } }],
+      [{ op: 'replace', path: '/-1', value: { name: 'x', weight: 0 } }],
+      [{ op: 'remove', path: '/0/__proto__' }],
+      [{ op: 'replace', path: '/0/constructor', value: 1 }],
     ]
     for (const payload of attempts) {
       const res = await t.app.inject({ method: 'PATCH', url: url(), headers: auth(), payload })
