@@ -2,12 +2,24 @@ import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
   test: {
-    include: ['test/unit/**/*.test.ts', 'test/integration/**/*.test.ts'],
-    globalSetup: ['test/global-setup.ts'],
     pool: 'forks',
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
     // Integration files each hold a database of their own; CI machines have 2 cores.
     maxWorkers: 2,
+    projects: [
+      {
+        // Pure rules: no database, no server.
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'] },
+      },
+      {
+        // The real app on a real PostgreSQL, found once for the run by the global setup.
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          globalSetup: ['test/global-setup.ts'],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
   },
 })

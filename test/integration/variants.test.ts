@@ -144,7 +144,7 @@ describe('PATCH variants: refusals leave everything as it was', () => {
     ['body not an array', { op: 'add' }, '/body'],
     ['element not an object', ['add'], '/body/0'],
     ['op missing', [{ path: '/-', value: 1 }], '/body/0/op'],
-    ['op test (refused, seed rule 3)', [{ op: 'test', path: '/0', value: 1 }], '/body/0/op'],
+    ['op test (refused: only add, remove, replace, copy, move)', [{ op: 'test', path: '/0', value: 1 }], '/body/0/op'],
     ['op unknown', [{ op: 'merge', path: '/0' }], '/body/0/op'],
     ['path missing', [{ op: 'remove' }], '/body/0/path'],
     ['path not a JSON Pointer', [{ op: 'remove', path: '0' }], '/body/0/path'],
@@ -290,6 +290,23 @@ describe('values that need escaping', () => {
     const stage = await t.database.db.selectFrom('feature_lifecycles').select('status_value')
       .where('feature_name', '=', name).where('stage', '=', 'completed').executeTakeFirstOrThrow()
     expect(stage.status_value).toBe(value)
+  })
+})
+
+describe('values that need escaping, large', () => {
+  it('a 50 kB payload full of quotes, backslashes and $$ (this file\'s body limit is 64 kB) is stored and recorded exactly, in data and preData', async () => {
+    const name = uniqueName()
+    await createFeature(t.app, 'default', name)
+    const value = '\'"\\$$'.repeat(8_000)
+    const first = await patch([add({ name: 'big', weight: 0, payload: { type: 'string', value } })], {}, url(name))
+    expect(first.statusCode).toBe(200)
+    const second = await patch([{ op: 'replace', path: '/0/name', value: 'big2' }], {}, url(name))
+    expect(second.statusCode).toBe(200)
+    const state = await featureState(t.database.db, name)
+    expect(state.environments.find((e) => e.environment_name === 'development')?.variants[0]).toMatchObject({ name: 'big2', payload: { value } })
+    const last = (await eventsOf(t.database.db, name)).at(-1)
+    expect(last?.pre_data.variants[0].payload.value).toBe(value)
+    expect(last?.data.variants[0].payload.value).toBe(value)
   })
 })
 
