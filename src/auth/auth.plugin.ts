@@ -18,9 +18,12 @@ import { type ApiToken, findTokenBySecret } from './tokens.store.js'
  * - `public`: no token (health, readiness, metrics, docs);
  * - `token`: an API token whose scope covers the route's `projectId` and `environment`
  *   path parameters (any API token on a route without them);
- * - `admin`: an API token scoped to every project and environment (`*`/`*`).
+ * - `admin`: an API token scoped to every project and environment (`*`/`*`);
+ * - `client`: a client token (an Unleash SDK's); the client API answers for its environment
+ *   and projects.
+ * As Unleash: a client token on an admin route, or an admin token on a client route, is 403.
  */
-export type Access = 'public' | 'token' | 'admin'
+export type Access = 'public' | 'token' | 'admin' | 'client'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -75,6 +78,14 @@ export function requireEnvironment (token: TokenScope, environment: string): voi
 
 /** 403 unless the token may call a route of this access with these path parameters. */
 export function authorise (token: TokenScope, access: Access | undefined, params: unknown): void {
+  if (access === undefined) return // no route matched: 404 follows for any valid token
+  if (access === 'client') {
+    if (token.type !== 'client') throw permissionDenied(`API token ${token.name} is not a client token; the client API needs one`)
+    return
+  }
+  if (token.type !== 'admin') {
+    throw permissionDenied(`API token ${token.name} is a client token; the admin API needs an admin token`)
+  }
   if (access === 'admin' && !isAdmin(token)) {
     throw permissionDenied(
       `API token ${token.name} needs access to all projects and environments (*) for this operation`

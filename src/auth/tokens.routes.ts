@@ -1,12 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from '@sinclair/typebox'
+import { type Static, Type } from '@sinclair/typebox'
 import type { Database } from '../db/types.js'
-import { notFound } from '../errors.js'
+import { ApiError, notFound } from '../errors.js'
 import { insertEvent, toJsonText } from '../events/events.store.js'
 import { errorStatuses } from '../http/openapi.js'
-import { EmptyReply, Timestamp, UrlFriendly } from '../http/schemas.js'
+import { EmptyReply, StringEnum, Timestamp, UrlFriendly } from '../http/schemas.js'
 import type { TokenCache } from './auth.plugin.js'
-import { ALL, generateSecret } from './tokens.js'
+import { ALL, generateClientSecret, generateSecret, TOKEN_TYPES, type TokenScope } from './tokens.js'
 import { type ApiToken, deleteToken, insertToken, listTokens } from './tokens.store.js'
 
 const ScopeList = (what: string) =>
@@ -21,14 +21,22 @@ const ScopeList = (what: string) =>
 const NewToken = Type.Object(
   {
     tokenName: UrlFriendly('Unique name; recorded as createdBy on the events the token causes'),
+    type: Type.Optional(
+      StringEnum(TOKEN_TYPES, {
+        default: 'admin',
+        description: 'admin (the default): the admin API. client: the client API of the Unleash SDKs, for one environment',
+      })
+    ),
     projects: Type.Optional(ScopeList('Project')),
     environments: Type.Optional(ScopeList('Environment')),
+    environment: Type.Optional(UrlFriendly('The one environment of a client token (required for type client, refused otherwise)')),
   },
   { additionalProperties: false }
 )
 
 const TokenInfo = Type.Object({
   tokenName: Type.String(),
+  type: StringEnum(TOKEN_TYPES),
   projects: Type.Array(Type.String()),
   environments: Type.Array(Type.String()),
   createdAt: Timestamp,
@@ -41,10 +49,36 @@ const CreatedToken = Type.Composite([
 
 const toInfo = (t: ApiToken) => ({
   tokenName: t.name,
+  type: t.type,
   projects: t.projects,
   environments: t.environments,
   createdAt: t.createdAt,
 })
+
+/**
+ * The scope of a new token. A client token has exactly one environment, named by
+ * `environment` (as Unleash's API); an admin token names its environments in `environments`.
+ */
+function tokenScope (body: Static<typeof NewToken>): TokenScope {
+  const type = body.type ?? 'admin'
+  const misplaced = type === 'client' ? 'environments' : 'environment'
+  if (body[misplaced] !== undefined) {
+    throw new ApiError('BadDataError', `/body/${misplaced} is not allowed on a${type === 'admin' ? 'n' : ''} ${type} token`, [
+      { path: `/body/${misplaced}`, message: `/body/${misplaced} is not allowed on a${type === 'admin' ? 'n' : ''} ${type} token` },
+    ])
+  }
+  if (type === 'client' && body.environment === undefined) {
+    throw new ApiError('BadDataError', '/body/environment is required for a client token', [
+      { path: '/body/environment', message: '/body/environment is required for a client token' },
+    ])
+  }
+  return {
+    name: body.tokenName,
+    type,
+    projects: normalizeScope(body.projects),
+    environments: type === 'client' ? [body.environment!] : normalizeScope(body.environments),
+  }
+}
 
 /** `*` anywhere in a scope list means all, so it is stored alone. */
 const normalizeScope = (list: string[] | undefined) =>
@@ -62,18 +96,15 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ db: Database; tokens: Toke
         tags: ['API tokens'],
         operationId: 'createApiToken',
         summary: 'Create an API token (needs a */* token)',
+        description: 'An admin token (the default) is scoped to projects and environments. A client token (type client) serves the Unleash SDKs: one environment, a list of projects, and a secret in Unleash\'s form project:environment.<random>. The secret is shown only in this response.',
         body: NewToken,
         errors: errorStatuses(400, 403, 409, 413, 415),
         response: { 201: CreatedToken },
       },
     },
     async (request, reply) => {
-      const secret = generateSecret()
-      const scope = {
-        name: request.body.tokenName,
-        projects: normalizeScope(request.body.projects),
-        environments: normalizeScope(request.body.environments),
-      }
+      const scope = tokenScope(request.body)
+      const secret = scope.type === 'client' ? generateClientSecret(scope.projects, scope.environments[0]!) : generateSecret()
       const token = await db.transaction().execute(async (trx) => {
         const created = await insertToken(trx, scope, secret)
         await insertEvent(trx, { type: 'api-token-created', createdBy: request.token.name, data: toJsonText(toInfo(created)) })

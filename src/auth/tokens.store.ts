@@ -1,21 +1,23 @@
 import { isUniqueViolation } from '../db/errors.js'
 import type { Database, Queryable } from '../db/types.js'
 import { nameExists } from '../errors.js'
-import { hashSecret, type TokenScope } from './tokens.js'
+import { hashSecret, type TokenScope, type TokenType } from './tokens.js'
 
 export interface ApiToken extends TokenScope {
   createdAt: Date
 }
 
-const columns = ['name', 'projects', 'environments', 'created_at'] as const
+const columns = ['name', 'type', 'projects', 'environments', 'created_at'] as const
 
 const toToken = (row: {
   name: string
+  type: TokenType
   projects: string[]
   environments: string[]
   created_at: Date
 }): ApiToken => ({
   name: row.name,
+  type: row.type,
   projects: row.projects,
   environments: row.environments,
   createdAt: row.created_at,
@@ -43,6 +45,7 @@ export async function insertToken (
       .insertInto('api_tokens')
       .values({
         name: token.name,
+        type: token.type,
         secret_hash: hashSecret(secret),
         projects: JSON.stringify(token.projects),
         environments: JSON.stringify(token.environments),

@@ -2,8 +2,13 @@ import { createHash, randomBytes } from 'node:crypto'
 
 export const ALL = '*'
 
+export const TOKEN_TYPES = ['admin', 'client'] as const
+/** `admin` tokens call the admin API; `client` tokens (Unleash SDKs) the client API only. */
+export type TokenType = (typeof TOKEN_TYPES)[number]
+
 export interface TokenScope {
   name: string
+  type: TokenType
   projects: string[]
   environments: string[]
 }
@@ -12,6 +17,15 @@ export interface TokenScope {
 export const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex')
 
 export const generateSecret = () => `ffa_${randomBytes(24).toString('base64url')}`
+
+/**
+ * A client token's secret in Unleash's form, `project:environment.<random>`: the project when
+ * there is one, `*` for all, `[]` for several.
+ */
+export function generateClientSecret (projects: string[], environment: string): string {
+  const project = projects.length === 1 ? projects[0] : '[]'
+  return `${project}:${environment}.${randomBytes(24).toString('hex')}`
+}
 
 /** `Authorization: <secret>` or `Authorization: Bearer <secret>`, as Unleash. */
 export function secretFromHeader (header: string | undefined): string | undefined {

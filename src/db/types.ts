@@ -1,5 +1,6 @@
 import type { ColumnType, Generated, Kysely, Transaction } from 'kysely'
 import type { CompletionStatus, StageName } from '../lifecycle/lifecycle.schemas.js'
+import type { TokenType } from '../auth/tokens.js'
 
 type CreatedAt = ColumnType<Date, never, never>
 
@@ -54,6 +55,7 @@ export interface ApiTokensTable {
   secret_hash: string
   projects: ColumnType<string[], string, string>
   environments: ColumnType<string[], string, string>
+  type: ColumnType<TokenType, TokenType | undefined, never>
   created_at: CreatedAt
 }
 

@@ -9,6 +9,8 @@ export type EventType =
   | 'feature-environment-variants-updated'
   | 'feature-completed'
   | 'feature-uncompleted'
+  | 'feature-environment-enabled'
+  | 'feature-environment-disabled'
   | 'api-token-created'
   | 'api-token-deleted'
 

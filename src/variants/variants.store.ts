@@ -1,13 +1,10 @@
 import type { Transaction } from 'kysely'
+import { featureEnvironment, type FeatureEnvironmentRef } from '../catalog/feature-environment.js'
 import { explainMissing } from '../catalog/missing.js'
 import type { DB, Queryable } from '../db/types.js'
 import { EVENT_COLUMNS, eventSelection, type NewEvent } from '../events/events.store.js'
 
-export interface FeatureEnvironmentRef {
-  project: string
-  feature: string
-  environment: string
-}
+export type { FeatureEnvironmentRef }
 
 export interface StoredVariants {
   /** The variants as stored: JSON text in the form serializeVariants makes. */
@@ -15,19 +12,9 @@ export interface StoredVariants {
   revision: number
 }
 
-/** The feature-environment of a feature in the project, in an environment enabled there. */
-function selectFeatureEnvironment (db: Queryable, ref: FeatureEnvironmentRef) {
-  return db
-    .selectFrom('feature_environments as fe')
-    .innerJoin('features as f', 'f.name', 'fe.feature_name')
-    .innerJoin('project_environments as pe', (join) =>
-      join.onRef('pe.project_id', '=', 'f.project_id').onRef('pe.environment_name', '=', 'fe.environment_name')
-    )
-    .select(['fe.variants', 'fe.revision'])
-    .where('f.project_id', '=', ref.project)
-    .where('fe.feature_name', '=', ref.feature)
-    .where('fe.environment_name', '=', ref.environment)
-}
+/** The variants and revision of the feature-environment. */
+const selectFeatureEnvironment = (db: Queryable, ref: FeatureEnvironmentRef) =>
+  featureEnvironment(db, ref).select(['fe.variants', 'fe.revision'])
 
 async function found (db: Queryable, ref: FeatureEnvironmentRef, row: { variants: string; revision: number } | undefined) {
   if (!row) throw await explainMissing(db, ref)

@@ -146,7 +146,7 @@ describe('api tokens', () => {
 
     const list = await t.app.inject({ method: 'GET', url: '/api/admin/api-tokens', headers: auth() })
     const listed = json(list).tokens.find((x: { tokenName: string }) => x.tokenName === tokenName)
-    expect(listed).toEqual({ tokenName, projects: ['default'], environments: ['*'], createdAt: expect.any(String) })
+    expect(listed).toEqual({ tokenName, type: 'admin', projects: ['default'], environments: ['*'], createdAt: expect.any(String) })
     expect(list.body).not.toContain(body.secret)
 
     const use = () =>
