@@ -6,7 +6,7 @@
  *
  * Settings: BENCH_SECONDS (per scenario, default 10), BENCH_CONNECTIONS (the 50-feature
  * scenarios, default 20), BENCH_SIZES (the document-size series, default 2,100,400,1000),
- * BENCH_ONLY=series|features (run one part). UNLEASH_URL and UNLEASH_TOKEN: also drive an
+ * BENCH_ONLY=series|features|client (run one part). UNLEASH_URL and UNLEASH_TOKEN: also drive an
  * Unleash server with the same series, side by side.
  *
  * PostgreSQL is found as the tests find it (TEST_DATABASE_URL, Testcontainers, local binaries).
@@ -26,6 +26,7 @@ const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20)
 const SIZES = (process.env.BENCH_SIZES ?? '2,100,400,1000').split(',').map(Number)
 const ONLY = process.env.BENCH_ONLY
 const SERIES_CONNECTIONS = 4
+const CLIENT_CONNECTIONS = 50
 const FEATURES = 50
 const SECRET = 'bench-admin-secret'
 const PAYLOAD = 'p'.repeat(100)
@@ -88,9 +89,10 @@ function rssMb (pid: number): number {
 }
 
 async function call (target: Target, method: string, path: string, body?: unknown) {
+  const { 'content-type': contentType, ...headers } = target.headers
   const res = await fetch(`${target.base}${path}`, {
     method,
-    headers: { ...target.headers },
+    headers: body === undefined ? headers : { ...headers, 'content-type': contentType ?? 'application/json' },
     ...(body !== undefined && { body: JSON.stringify(body) }),
   })
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${await res.text()}`)
@@ -117,8 +119,9 @@ async function load (
   target: Target,
   scenario: string,
   connections: number,
-  next: (i: number) => { path: string; method: 'PATCH' | 'POST'; body: string },
-  pid?: number
+  next: (i: number) => { path: string; method: 'PATCH' | 'POST' | 'GET'; body?: string },
+  pid?: number,
+  expected: number[] = [200, 201]
 ): Promise<Row> {
   let counter = 0
   let peakRss = 0
@@ -142,7 +145,12 @@ async function load (
     reqPerSec: Math.round(result.requests.average),
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
-    errors: result.non2xx + result.errors + result.timeouts,
+    errors:
+      result.errors +
+      result.timeouts +
+      Object.entries(result.statusCodeStats ?? {})
+        .filter(([code]) => !expected.includes(Number(code)))
+        .reduce((sum, [, stat]) => sum + ((stat as { count?: number }).count ?? 0), 0),
     ...(pid !== undefined && { rssMb: Math.round(peakRss) }),
   }
 }
@@ -293,6 +301,32 @@ async function featureScenarios (server: Target, databaseUrl: string, pid: numbe
   return rows
 }
 
+/**
+ * The client API as SDKs poll it: 1000 features, a client token, 50 connections; polls that
+ * send the ETag they hold (304) and polls that do not (the whole answer).
+ */
+async function clientScenarios (server: Target, pid: number): Promise<Row[]> {
+  const names = Array.from({ length: 1000 }, (_, i) => `client-${String(i).padStart(4, '0')}`)
+  for (const name of names) {
+    await call(server, 'POST', '/api/admin/projects/default/features', { name })
+    await call(server, 'POST', `/api/admin/projects/default/features/${name}/environments/development/on`)
+  }
+  const created = await fetch(`${server.base}/api/admin/api-tokens`, {
+    method: 'POST',
+    headers: server.headers,
+    body: JSON.stringify({ tokenName: `bench-client-${randomBytes(3).toString('hex')}`, type: 'client', environment: 'development' }),
+  })
+  const secret = ((await created.json()) as { secret: string }).secret
+  const first = await fetch(`${server.base}/api/client/features`, { headers: { authorization: secret } })
+  const etag = first.headers.get('etag') ?? ''
+  const size = (await first.text()).length
+  const poll = { path: '/api/client/features', method: 'GET' as const }
+  return [
+    await load({ base: server.base, headers: { authorization: secret, 'if-none-match': etag } }, `GET /api/client/features with If-None-Match (304), ${names.length} features, ${CLIENT_CONNECTIONS} conn`, CLIENT_CONNECTIONS, () => poll, pid, [304]),
+    await load({ base: server.base, headers: { authorization: secret } }, `GET /api/client/features (${Math.round(size / 1024)} kB), ${names.length} features, ${CLIENT_CONNECTIONS} conn`, CLIENT_CONNECTIONS, () => poll, pid),
+  ]
+}
+
 function print (title: string, rows: Row[]) {
   console.log(`\n${title}`)
   console.table(
@@ -329,16 +363,18 @@ async function main () {
     const target = { base: `http://127.0.0.1:${port}`, headers: { authorization: SECRET, 'content-type': 'application/json' } }
 
     console.log(`${SECONDS}s per scenario, PostgreSQL from ${postgres.source} (durable: fsync and synchronous commit on), node ${process.version}`)
-    const series = ONLY === 'features' ? [] : await sizeSeries(target, databaseUrl, pid, unleash)
+    const series = ONLY === 'features' || ONLY === 'client' ? [] : await sizeSeries(target, databaseUrl, pid, unleash)
     if (series.length > 0) print(`Document sizes: one PATCH of one operation, ${SERIES_CONNECTIONS} connections, ${PAYLOAD.length}-character payloads`, series)
-    const features = ONLY === 'series' ? [] : await featureScenarios(target, databaseUrl, pid)
+    const features = ONLY === 'series' || ONLY === 'client' ? [] : await featureScenarios(target, databaseUrl, pid)
     if (features.length > 0) print(`${FEATURES} features, ${CONNECTIONS} connections`, features)
+    const client = ONLY === 'series' || ONLY === 'features' ? [] : await clientScenarios(target, pid)
+    if (client.length > 0) print('Client API (Unleash SDK polls)', client)
     const idleRss = Math.round(rssMb(pid))
     await stopServer(server.child)
     console.log(`start-up to ready on a migrated database: ${startupMs} ms; RSS after the run: ${idleRss} MB`)
 
     const file = `bench/results/${new Date().toISOString().replace(/[:.]/g, '-')}.json`
-    writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, startupMs, series, features }, null, 2))
+    writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, startupMs, series, features, client }, null, 2))
     console.log(`written to ${file}`)
   } finally {
     await withClient(postgres.url, (c) => c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`))

@@ -74,7 +74,7 @@ export async function buildApp (config: Config, { database }: AppDeps, loggerIns
   await app.register(lifecycleRoutes, { db })
   await app.register(eventsRoutes, { db })
   await app.register(tokenRoutes, { db, tokens })
-  await app.register(clientRoutes, { db })
+  await app.register(clientRoutes, { db, stateCacheMs: config.clientStateCacheMs })
   addMethodNotAllowed()
   return app
 }

@@ -71,6 +71,11 @@ export const EnvSchema = Type.Object({
     60_000,
     'On SIGTERM, how long /ready answers 503 while requests are still served, before the server closes'
   ),
+  CLIENT_STATE_CACHE_MS: Milliseconds(
+    1000,
+    60_000,
+    'How long the client API reuses the state version it read; an SDK sees a change within it'
+  ),
   TOKEN_CACHE_MS: Milliseconds(
     1000,
     60_000,
@@ -115,6 +120,7 @@ function toConfig (env: Env) {
     connectionTimeoutMs: env.CONNECTION_TIMEOUT_MS,
     metricsEnabled: env.METRICS_ENABLED,
     tokenCacheMs: env.TOKEN_CACHE_MS,
+    clientStateCacheMs: env.CLIENT_STATE_CACHE_MS,
     shutdownDelayMs: env.SHUTDOWN_DELAY_MS,
   }
 }

@@ -40,8 +40,21 @@ const ClientFeatures = Type.Object({
 /** Answers recently built, by ETag: a poll without If-None-Match costs no query but the version. */
 const RECENT = 64
 
-export const clientRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
+export const clientRoutes: FastifyPluginAsyncTypebox<{ db: Database; stateCacheMs: number }> = async (
+  app,
+  { db, stateCacheMs }
+) => {
   const recent = new Map<string, string>()
+  // SDKs poll every few seconds: the state version is read at most once per stateCacheMs,
+  // so an unchanged poll usually costs no query at all.
+  let version = { value: '', expires: 0 }
+  const currentVersion = async () => {
+    const now = Date.now()
+    if (version.expires > now) return version.value
+    const value = await stateVersion(db)
+    if (stateCacheMs > 0) version = { value, expires: now + stateCacheMs }
+    return value
+  }
 
   app.get(
     '/api/client/features',
@@ -52,7 +65,7 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (
         operationId: 'getAllClientFeatures',
         summary: "The features of the client token's environment and projects, for Unleash SDKs",
         description:
-          "Unleash's client format (version 2). Every answer has an ETag; send it back as If-None-Match and an unchanged state is answered 304 without a body, after one index lookup. Needs a client token (an admin token is 403).",
+          "Unleash's client format (version 2). Every answer has an ETag; send it back as If-None-Match and an unchanged state is answered 304 without a body. A change is seen within CLIENT_STATE_CACHE_MS (1 s by default). Needs a client token (an admin token is 403).",
         querystring: Type.Object({
           namePrefix: Type.Optional(Type.String({ maxLength: 100, description: 'Only features whose name starts with this' })),
           project: Type.Optional(UrlFriendly('Only features of this project (within the token\'s projects)')),
@@ -73,7 +86,7 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (
     },
     async (request, reply) => {
       const query = { namePrefix: request.query.namePrefix, project: request.query.project }
-      const etag = clientEtag(await stateVersion(db), request.token, query)
+      const etag = clientEtag(await currentVersion(), request.token, query)
       reply.header('etag', etag)
       const held = request.headers['if-none-match']
       if (held !== undefined && held.split(',').some((tag) => tag.trim() === etag || tag.trim() === '*')) {

@@ -6,10 +6,11 @@ import { once } from 'node:events'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { InMemStorageProvider, Unleash } from 'unleash-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { auth, createFeature, createToken, expectProblem, json, uniqueName, useTestApp } from '../helpers/app.js'
+import { auth, buildTestApp, createFeature, createToken, expectProblem, json, uniqueName, useTestApp } from '../helpers/app.js'
 import { databaseFingerprint, eventsOf } from '../helpers/state.js'
 
-const t = useTestApp()
+// State version read on every request here; the cached version has its own test below.
+const t = useTestApp({ CLIENT_STATE_CACHE_MS: '0' })
 let base = ''
 let clientSecret = ''
 const sdks: Unleash[] = []
@@ -199,3 +200,22 @@ async function notModifiedCount (): Promise<number> {
   const line = text.split('\n').find((l) => l.startsWith('http_requests_total') && l.includes('route="/api/client/features"') && l.includes('status="304"'))
   return line ? Number(line.split(' ').at(-1)) : 0
 }
+
+describe('with the state version cached (CLIENT_STATE_CACHE_MS, 1 s by default)', () => {
+  it('a change is served within the cache time', async () => {
+    const cached = await buildTestApp()
+    try {
+      const secret = json(await cached.app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload: { tokenName: 'c', type: 'client', environment: 'development' } })).secret
+      const feature = await createFeature(cached.app)
+      const enabled = async () => json(await cached.app.inject({ method: 'GET', url: '/api/client/features', headers: auth(secret) })).features.find((f: any) => f.name === feature)?.enabled
+      await enabled()
+      await cached.app.inject({ method: 'POST', url: `/api/admin/projects/default/features/${feature}/environments/development/on`, headers: auth() })
+      const started = Date.now()
+      while ((await enabled()) !== true && Date.now() - started < 3000) await sleep(50)
+      expect(await enabled()).toBe(true)
+      expect(Date.now() - started).toBeLessThan(1500)
+    } finally {
+      await cached.close()
+    }
+  })
+})

@@ -22,6 +22,7 @@ describe('loadConfig', () => {
       connectionTimeoutMs: 120000,
       metricsEnabled: true,
       tokenCacheMs: 1000,
+      clientStateCacheMs: 1000,
       shutdownDelayMs: 500,
     })
   })
