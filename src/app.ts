@@ -5,7 +5,9 @@ import { authPlugin, TokenCache } from './auth/auth.plugin.js'
 import { tokenRoutes } from './auth/tokens.routes.js'
 import { environmentRoutes, featureRoutes, projectRoutes } from './catalog/catalog.routes.js'
 import { toggleRoutes } from './catalog/toggle.js'
+import { archiveRoutes } from './catalog/archive.js'
 import { clientRoutes } from './client/client.routes.js'
+import { usageRoutes } from './client/usage.routes.js'
 import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
 import { eventsRoutes } from './events/events.routes.js'
@@ -70,11 +72,13 @@ export async function buildApp (config: Config, { database }: AppDeps, loggerIns
   await app.register(environmentRoutes, { db })
   await app.register(featureRoutes, { db })
   await app.register(toggleRoutes, { db })
+  await app.register(archiveRoutes, { db })
   await app.register(variantsRoutes, { db, config })
   await app.register(lifecycleRoutes, { db })
   await app.register(eventsRoutes, { db })
   await app.register(tokenRoutes, { db, tokens })
   await app.register(clientRoutes, { db, stateCacheMs: config.clientStateCacheMs })
+  await app.register(usageRoutes, { db, ratePerMinute: config.clientUsageRate })
   addMethodNotAllowed()
   return app
 }

@@ -76,6 +76,7 @@ export const EnvSchema = Type.Object({
     60_000,
     'How long the client API reuses the state version it read; an SDK sees a change within it'
   ),
+  CLIENT_USAGE_RATE: Positive(1000, 'Usage reports (SDK registrations and metrics) accepted per client token per minute; more get 429'),
   TOKEN_CACHE_MS: Milliseconds(
     1000,
     60_000,
@@ -121,6 +122,7 @@ function toConfig (env: Env) {
     metricsEnabled: env.METRICS_ENABLED,
     tokenCacheMs: env.TOKEN_CACHE_MS,
     clientStateCacheMs: env.CLIENT_STATE_CACHE_MS,
+    clientUsageRate: env.CLIENT_USAGE_RATE,
     shutdownDelayMs: env.SHUTDOWN_DELAY_MS,
   }
 }

@@ -44,6 +44,11 @@ const kinds = {
     description: 'The request did not arrive in time',
   },
   NameExistsError: { status: 409, title: 'Name already exists', description: 'The name is taken' },
+  FeatureArchivedError: {
+    status: 409,
+    title: 'Feature archived',
+    description: 'The feature is archived: revive it before changing it',
+  },
   PreconditionFailedError: {
     status: 412,
     title: 'Precondition failed',

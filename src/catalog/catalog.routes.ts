@@ -201,7 +201,7 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
       schema: {
         tags: ['Features'],
         operationId: 'getFeatures',
-        summary: 'List the features of a project',
+        summary: 'List the features of a project (archived ones are left out)',
         params: ProjectParams,
         errors: errorStatuses(400, 403, 404),
         response: {

@@ -143,6 +143,7 @@ export async function listFeatures (db: Queryable, project: string) {
     .selectFrom('features')
     .select(featureColumns)
     .where('project_id', '=', project)
+    .where('archived_at', 'is', null)
     .orderBy('name')
     .execute()
   if (rows.length === 0) await getProject(db, project)

@@ -9,7 +9,8 @@ export interface FeatureEnvironmentRef {
 
 /**
  * The feature-environment of a feature in the project, in an environment enabled there
- * (alias `fe`); callers add their select and, to write, `forUpdate('fe')`.
+ * (alias `fe`), unless the feature is archived; callers add their select and, to write,
+ * `forUpdate('fe')`. When it finds nothing, explainMissing says why (archived is a 409).
  */
 export function featureEnvironment (db: Queryable, ref: FeatureEnvironmentRef) {
   return db
@@ -21,4 +22,5 @@ export function featureEnvironment (db: Queryable, ref: FeatureEnvironmentRef) {
     .where('f.project_id', '=', ref.project)
     .where('fe.feature_name', '=', ref.feature)
     .where('fe.environment_name', '=', ref.environment)
+    .where('f.archived_at', 'is', null)
 }

@@ -1,5 +1,5 @@
 import type { Queryable } from '../db/types.js'
-import { type ApiError, notFound } from '../errors.js'
+import { ApiError, notFound } from '../errors.js'
 
 interface Target {
   project: string
@@ -17,7 +17,7 @@ export async function explainMissing (db: Queryable, target: Target): Promise<Ap
   )
 }
 
-/** The 404 for the first of project, feature in project, environment (enabled) that is missing. */
+/** The 404 for the first of project, feature in project, environment (enabled) that is missing; 409 for an archived feature. */
 export async function findMissing (
   db: Queryable,
   target: Target,
@@ -28,6 +28,7 @@ export async function findMissing (
     .selectNoFrom((eb) => [
       eb.exists(eb.selectFrom('projects').select('id').where('id', '=', project)).as('project'),
       eb.selectFrom('features').select('project_id').where('name', '=', feature).as('feature_project'),
+      eb.exists(eb.selectFrom('features').select('name').where('name', '=', feature).where('archived_at', 'is not', null)).as('archived'),
       eb.exists(eb.selectFrom('environments').select('name').where('name', '=', environment)).as('environment'),
       eb
         .exists(
@@ -43,6 +44,9 @@ export async function findMissing (
   if (!found.project) return notFound(`Project ${project} does not exist`)
   if (target.feature !== undefined && found.feature_project !== project) {
     return notFound(`Feature ${feature} does not exist in project ${project}`)
+  }
+  if (target.feature !== undefined && found.archived) {
+    return new ApiError('FeatureArchivedError', `Feature ${feature} is archived; revive it first`)
   }
   if (target.environment !== undefined) {
     if (!found.environment) return notFound(`Environment ${environment} does not exist`)

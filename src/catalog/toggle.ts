@@ -45,7 +45,7 @@ export const toggleRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (
           summary: `Switch a feature ${state} in an environment`,
           description: `Records feature-environment-${enabled ? 'enabled' : 'disabled'}; a feature already ${state} is left alone (200, no event). ${enabled ? 'SDKs then see it on for everyone: the client API serves it with a flexibleRollout strategy at 100 %, as Unleash does when a feature without strategies is switched on.' : ''}`,
           params: FeatureEnvironmentParams,
-          errors: errorStatuses(400, 403, 404, 413, 415),
+          errors: errorStatuses(400, 403, 404, 409, 413, 415),
           response: { 200: EmptyReply },
         },
       },

@@ -42,6 +42,7 @@ export async function clientFeaturesJson (db: Queryable, token: TokenScope, quer
     .innerJoin('feature_environments as fe', 'fe.feature_name', 'f.name')
     .select(['f.name', 'f.type', 'f.project_id', 'fe.enabled', 'fe.variants'])
     .where('fe.environment_name', '=', environment)
+    .where('f.archived_at', 'is', null)
     .orderBy('f.name')
   if (projects !== undefined) select = select.where('f.project_id', 'in', projects)
   if (query.project !== undefined) select = select.where('f.project_id', '=', query.project)

@@ -28,6 +28,8 @@ export interface FeaturesTable {
   description: string | null
   type: string
   created_at: CreatedAt
+  /** Set while the feature is archived. */
+  archived_at: ColumnType<Date | null, Date | null | undefined, Date | null>
 }
 
 /**
@@ -72,7 +74,45 @@ export interface EventsTable {
   pre_data: ColumnType<string | null, string | null, never>
 }
 
+export interface ClientApplicationsTable {
+  app_name: string
+  instance_id: string
+  environment: string
+  token_name: string
+  sdk_version: string | null
+  /** JSON text */
+  strategies: string
+  interval_ms: number
+  started_at: Date
+  last_seen_at: ColumnType<Date, Date | undefined, Date>
+}
+
+/** Counts are BIGINT: pg returns them as strings. */
+type Counter = ColumnType<string, number, number | string>
+
+export interface ClientMetricsTable {
+  feature_name: string
+  environment: string
+  app_name: string
+  hour: Date
+  yes: Counter
+  no: Counter
+  last_seen_at: ColumnType<Date, Date | undefined, Date>
+}
+
+export interface ClientMetricsVariantsTable {
+  feature_name: string
+  environment: string
+  app_name: string
+  hour: Date
+  variant: string
+  count: Counter
+}
+
 export interface DB {
+  client_applications: ClientApplicationsTable
+  client_metrics: ClientMetricsTable
+  client_metrics_variants: ClientMetricsVariantsTable
   projects: ProjectsTable
   environments: EnvironmentsTable
   project_environments: ProjectEnvironmentsTable

@@ -11,6 +11,8 @@ export type EventType =
   | 'feature-uncompleted'
   | 'feature-environment-enabled'
   | 'feature-environment-disabled'
+  | 'feature-archived'
+  | 'feature-revived'
   | 'api-token-created'
   | 'api-token-deleted'
 

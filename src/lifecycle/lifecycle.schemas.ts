@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { StringEnum, Timestamp } from '../http/schemas.js'
 
-export const STAGES = ['initial', 'completed'] as const
+export const STAGES = ['initial', 'pre-live', 'live', 'completed', 'archived'] as const
 export const COMPLETION_STATUSES = ['kept', 'discarded'] as const
 
 export const StageName = StringEnum(STAGES)
@@ -26,5 +26,11 @@ export const LifecycleStage = Type.Object({
   enteredStageAt: Timestamp,
   status: Type.Optional(CompletionStatus),
   statusValue: Type.Optional(Type.String()),
+  lastEvaluated: Type.Optional(
+    Type.Array(Type.Object({ environment: Type.String(), lastEvaluatedAt: Timestamp }), {
+      description:
+        'On the completed stage of the lifecycle read: when SDKs last evaluated the feature, per environment, newest first. A completed feature still evaluated is one whose code has not been removed yet.',
+    })
+  ),
 })
 export type LifecycleStage = Static<typeof LifecycleStage>

@@ -6,7 +6,7 @@ import { once } from 'node:events'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { InMemStorageProvider, Unleash } from 'unleash-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { auth, buildTestApp, createFeature, createToken, expectProblem, json, uniqueName, useTestApp } from '../helpers/app.js'
+import { ADMIN_SECRET, auth, buildTestApp, createFeature, createToken, expectProblem, json, uniqueName, useTestApp } from '../helpers/app.js'
 import { databaseFingerprint, eventsOf } from '../helpers/state.js'
 
 // State version read on every request here; the cached version has its own test below.
@@ -217,5 +217,156 @@ describe('with the state version cached (CLIENT_STATE_CACHE_MS, 1 s by default)'
     } finally {
       await cached.close()
     }
+  })
+})
+
+describe('SDK usage: register and metrics', () => {
+  const register = (payload: object, secret = clientSecret) =>
+    t.app.inject({ method: 'POST', url: '/api/client/register', headers: auth(secret), payload })
+  const metrics = (toggles: object, secret = clientSecret, appName = 'usage-app') =>
+    t.app.inject({
+      method: 'POST',
+      url: '/api/client/metrics',
+      headers: auth(secret),
+      payload: { appName, instanceId: 'i-1', bucket: { start: new Date().toISOString(), stop: new Date().toISOString(), toggles } },
+    })
+  const stagesOf = async (feature: string) =>
+    json(await t.app.inject({ method: 'GET', url: `/api/admin/projects/default/features/${feature}/lifecycle`, headers: auth() }))
+
+  it('registers an instance (202), strictly: unknown members and wrong types are 400, nothing stored', async () => {
+    const body = { appName: 'reg-app', instanceId: 'i-9', strategies: ['default', 'flexibleRollout'], started: new Date().toISOString(), interval: 60000, sdkVersion: 'unleash-client-node:6.12.1' }
+    expect((await register(body)).statusCode).toBe(202)
+    const row = await t.database.db.selectFrom('client_applications').selectAll().where('app_name', '=', 'reg-app').executeTakeFirstOrThrow()
+    expect(row).toMatchObject({ instance_id: 'i-9', environment: 'development', interval_ms: 60000, sdk_version: 'unleash-client-node:6.12.1' })
+    const before = await databaseFingerprint(t.database.db)
+    for (const [payload, path] of [
+      [{ ...body, appName: 'other', extra: 1 }, '/body/extra'],
+      [{ ...body, appName: 'other', interval: '60000' }, '/body/interval'],
+      [{ ...body, appName: 'other', started: 'yesterday' }, '/body/started'],
+      [{ ...body, appName: 'x\u0000' }, '/body/appName'],
+    ] as const) {
+      expect(expectProblem(await register(payload), 400, 'BadDataError').details[0].path).toBe(path)
+    }
+    expectProblem(await register({ ...body, appName: 'by-admin' }, ADMIN_SECRET), 403, 'PermissionError')
+    expect(await databaseFingerprint(t.database.db)).toEqual(before)
+  })
+
+  it('adds counts to hourly buckets with variants, ignores unknown features, and moves the lifecycle: pre-live, then live', async () => {
+    const feature = await createFeature(t.app)
+    expect((await metrics({ [feature]: { yes: 3, no: 1, variants: { a: 2, b: 1 } }, 'no-such-feature': { yes: 5, no: 0 } })).statusCode).toBe(202)
+    expect((await metrics({ [feature]: { yes: 2, no: 0, variants: { a: 1 } } })).statusCode).toBe(202)
+    const counts = await t.database.db.selectFrom('client_metrics').select(['environment', 'app_name', 'yes', 'no']).where('feature_name', '=', feature).execute()
+    expect(counts).toEqual([{ environment: 'development', app_name: 'usage-app', yes: '5', no: '1' }])
+    const variants = await t.database.db.selectFrom('client_metrics_variants').select(['variant', 'count']).where('feature_name', '=', feature).orderBy('variant').execute()
+    expect(variants).toEqual([{ variant: 'a', count: '3' }, { variant: 'b', count: '1' }])
+    expect(await t.database.db.selectFrom('client_metrics').select('feature_name').where('feature_name', '=', 'no-such-feature').execute()).toEqual([])
+    expect((await stagesOf(feature)).map((s: any) => s.stage)).toEqual(['initial', 'pre-live'])
+
+    const production = await createClientToken({ environment: 'production' })
+    expect((await metrics({ [feature]: { yes: 1, no: 0 } }, production)).statusCode).toBe(202)
+    expect((await stagesOf(feature)).map((s: any) => s.stage)).toEqual(['initial', 'pre-live', 'live'])
+    // live is not followed by pre-live again
+    await metrics({ [feature]: { yes: 1, no: 0 } })
+    expect((await stagesOf(feature)).map((s: any) => s.stage)).toEqual(['initial', 'pre-live', 'live'])
+  })
+
+  it('a completed feature stays completed, and its lifecycle says where it is still evaluated', async () => {
+    const feature = await createFeature(t.app)
+    await t.app.inject({ method: 'POST', url: `/api/admin/projects/default/features/${feature}/lifecycle/complete`, headers: auth(), payload: { status: 'kept' } })
+    const production = await createClientToken({ environment: 'production' })
+    await metrics({ [feature]: { yes: 1, no: 0 } }, production)
+    const stages = await stagesOf(feature)
+    expect(stages.map((s: any) => s.stage)).toEqual(['initial', 'completed'])
+    expect(stages[1].lastEvaluated).toEqual([{ environment: 'production', lastEvaluatedAt: expect.any(String) }])
+  })
+
+  it('refuses oversized or malformed metrics with 400, nothing stored', async () => {
+    const feature = await createFeature(t.app)
+    const before = await databaseFingerprint(t.database.db)
+    const tooMany = Object.fromEntries(Array.from({ length: 1001 }, (_, i) => [`f${i}`, { yes: 1, no: 0 }]))
+    for (const toggles of [tooMany, { [feature]: { yes: -1, no: 0 } }, { [feature]: { yes: 1.5, no: 0 } }, { [feature]: { yes: 1, no: 0, extra: 1 } }]) {
+      expectProblem(await metrics(toggles), 400, 'BadDataError')
+    }
+    expect(await databaseFingerprint(t.database.db)).toEqual(before)
+  })
+
+  it('limits usage reports per token and minute: 429 with Retry-After', async () => {
+    const limited = await buildTestApp({ CLIENT_USAGE_RATE: '2' })
+    try {
+      const secret = json(await limited.app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload: { tokenName: 'rl', type: 'client', environment: 'development' } })).secret
+      const send = () => limited.app.inject({ method: 'POST', url: '/api/client/metrics', headers: auth(secret), payload: { appName: 'a', instanceId: 'i', bucket: { start: new Date().toISOString(), stop: new Date().toISOString(), toggles: {} } } })
+      const statuses = []
+      for (let i = 0; i < 3; i++) statuses.push(await send())
+      expect(statuses.slice(0, 2).map((r) => r.statusCode)).toEqual([202, 202])
+      const refused = expectProblem(statuses[2]!, 429, 'TooManyRequestsError')
+      expect(refused.message).toContain('usage reports')
+      expect(Number(statuses[2]!.headers['retry-after'])).toBeGreaterThan(0)
+    } finally {
+      await limited.close()
+    }
+  })
+
+  it('the SDK registers itself and its metrics move the feature to pre-live', async () => {
+    const feature = await createFeature(t.app)
+    await toggle(feature, 'on')
+    const sdk = new Unleash({
+      url: `${base}/api`,
+      appName: 'sdk-metrics',
+      customHeaders: { Authorization: clientSecret },
+      refreshInterval: 200,
+      metricsInterval: 300,
+      storageProvider: new InMemStorageProvider(),
+    })
+    sdks.push(sdk)
+    sdk.on('error', () => {})
+    await once(sdk, 'synchronized')
+    expect(sdk.isEnabled(feature)).toBe(true)
+    const stage = async () => (await stagesOf(feature)).map((s: any) => s.stage)
+    const started = Date.now()
+    while (!(await stage()).includes('pre-live') && Date.now() - started < 10_000) await sleep(100)
+    expect(await stage()).toEqual(['initial', 'pre-live'])
+    const apps = await t.database.db.selectFrom('client_applications').select('app_name').where('app_name', '=', 'sdk-metrics').execute()
+    expect(apps).toHaveLength(1)
+  }, 30_000)
+})
+
+describe('archive and revive', () => {
+  it('archiving hides the feature from SDKs and refuses changes (409) until it is revived', async () => {
+    const feature = await createFeature(t.app)
+    await toggle(feature, 'on')
+    const archive = await t.app.inject({ method: 'DELETE', url: `/api/admin/projects/default/features/${feature}`, headers: auth() })
+    expect(archive.statusCode).toBe(202)
+    expect((await t.app.inject({ method: 'DELETE', url: `/api/admin/projects/default/features/${feature}`, headers: auth() })).statusCode).toBe(202)
+    const served = json(await t.app.inject({ method: 'GET', url: '/api/client/features', headers: auth(clientSecret) })).features
+    expect(served.some((f: any) => f.name === feature)).toBe(false)
+    const listed = json(await t.app.inject({ method: 'GET', url: '/api/admin/projects/default/features', headers: auth() })).features
+    expect(listed.some((f: any) => f.name === feature)).toBe(false)
+    const stages = json(await t.app.inject({ method: 'GET', url: `/api/admin/projects/default/features/${feature}/lifecycle`, headers: auth() }))
+    expect(stages.map((s: any) => s.stage)).toEqual(['initial', 'archived'])
+
+    const before = await databaseFingerprint(t.database.db)
+    const patch = await t.app.inject({ method: 'PATCH', url: variantsUrl(feature), headers: auth(), payload: [{ op: 'add', path: '/-', value: { name: 'x', weight: 0 } }] })
+    expect(expectProblem(patch, 409, 'FeatureArchivedError').message).toContain('archived')
+    expectProblem(await toggle(feature, 'off'), 409, 'FeatureArchivedError')
+    expect(await databaseFingerprint(t.database.db)).toEqual(before)
+
+    const revived = await t.app.inject({ method: 'POST', url: '/api/admin/projects/default/revive', headers: auth(), payload: { features: [feature] } })
+    expect(revived.statusCode).toBe(200)
+    const again = await t.app.inject({ method: 'PATCH', url: variantsUrl(feature), headers: auth(), payload: [{ op: 'add', path: '/-', value: { name: 'x', weight: 0 } }] })
+    expect(again.statusCode).toBe(200)
+    const types = (await eventsOf(t.database.db, feature)).map((e) => e.type)
+    expect(types.filter((x) => x === 'feature-archived' || x === 'feature-revived')).toEqual(['feature-archived', 'feature-revived'])
+  })
+
+  it('404 naming the first missing feature, 403 for another project; nothing changed', async () => {
+    const feature = await createFeature(t.app)
+    await t.app.inject({ method: 'DELETE', url: `/api/admin/projects/default/features/${feature}`, headers: auth() })
+    const scoped = await createToken(t.app, { projects: ['elsewhere'] })
+    const before = await databaseFingerprint(t.database.db)
+    const missing = await t.app.inject({ method: 'POST', url: '/api/admin/projects/default/revive', headers: auth(), payload: { features: [feature, 'ghost-1', 'ghost-2'] } })
+    expect(expectProblem(missing, 404, 'NotFoundError').message).toContain('ghost-1')
+    expectProblem(await t.app.inject({ method: 'POST', url: '/api/admin/projects/default/revive', headers: auth(scoped), payload: { features: [feature] } }), 403, 'PermissionError')
+    expectProblem(await t.app.inject({ method: 'DELETE', url: '/api/admin/projects/default/features/ghost-3', headers: auth() }), 404, 'NotFoundError')
+    expect(await databaseFingerprint(t.database.db)).toEqual(before)
   })
 })

@@ -38,7 +38,7 @@ describe('POST lifecycle/complete', () => {
     const list = await stages()
     expect(list).toEqual([
       { stage: 'initial', enteredStageAt: expect.any(String) },
-      { stage: 'completed', enteredStageAt: expect.any(String), status: 'kept', statusValue: 'variant-b' },
+      { stage: 'completed', enteredStageAt: expect.any(String), status: 'kept', statusValue: 'variant-b', lastEvaluated: [] },
     ])
     expect(new Date(list[1].enteredStageAt) >= new Date(list[0].enteredStageAt)).toBe(true)
     const [event] = await completedEvents()
@@ -57,7 +57,7 @@ describe('POST lifecycle/complete', () => {
 
   it('discarded without statusValue: kept is false and statusValue absent', async () => {
     expect((await complete({ status: 'discarded' })).statusCode).toBe(200)
-    expect((await stages())[1]).toEqual({ stage: 'completed', enteredStageAt: expect.any(String), status: 'discarded' })
+    expect((await stages())[1]).toEqual({ stage: 'completed', enteredStageAt: expect.any(String), status: 'discarded', lastEvaluated: [] })
     expect((await completedEvents())[0]?.data).toEqual({ status: 'discarded', statusValue: null, kept: false })
   })
 

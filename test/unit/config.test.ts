@@ -23,6 +23,7 @@ describe('loadConfig', () => {
       metricsEnabled: true,
       tokenCacheMs: 1000,
       clientStateCacheMs: 1000,
+      clientUsageRate: 1000,
       shutdownDelayMs: 500,
     })
   })
