@@ -305,8 +305,9 @@ async function featureScenarios (server: Target, databaseUrl: string, pid: numbe
  * The client API as SDKs poll it: 1000 features, a client token, 50 connections; polls that
  * send the ETag they hold (304) and polls that do not (the whole answer).
  */
-async function clientScenarios (server: Target, pid: number): Promise<Row[]> {
-  const names = Array.from({ length: 1000 }, (_, i) => `client-${String(i).padStart(4, '0')}`)
+async function clientScenarios (server: Target, pid?: number, label = ''): Promise<Row[]> {
+  const run = randomBytes(3).toString('hex')
+  const names = Array.from({ length: 1000 }, (_, i) => `client-${run}-${String(i).padStart(4, '0')}`)
   for (const name of names) {
     await call(server, 'POST', '/api/admin/projects/default/features', { name })
     await call(server, 'POST', `/api/admin/projects/default/features/${name}/environments/development/on`)
@@ -322,8 +323,8 @@ async function clientScenarios (server: Target, pid: number): Promise<Row[]> {
   const size = (await first.text()).length
   const poll = { path: '/api/client/features', method: 'GET' as const }
   return [
-    await load({ base: server.base, headers: { authorization: secret, 'if-none-match': etag } }, `GET /api/client/features with If-None-Match (304), ${names.length} features, ${CLIENT_CONNECTIONS} conn`, CLIENT_CONNECTIONS, () => poll, pid, [304]),
-    await load({ base: server.base, headers: { authorization: secret } }, `GET /api/client/features (${Math.round(size / 1024)} kB), ${names.length} features, ${CLIENT_CONNECTIONS} conn`, CLIENT_CONNECTIONS, () => poll, pid),
+    await load({ base: server.base, headers: { authorization: secret, 'if-none-match': etag } }, `${label}GET /api/client/features with If-None-Match (304), ${names.length} features, ${CLIENT_CONNECTIONS} conn`, CLIENT_CONNECTIONS, () => poll, pid, [304]),
+    await load({ base: server.base, headers: { authorization: secret } }, `${label}GET /api/client/features (${Math.round(size / 1024)} kB), ${names.length} features, ${CLIENT_CONNECTIONS} conn`, CLIENT_CONNECTIONS, () => poll, pid),
   ]
 }
 
@@ -368,6 +369,13 @@ async function main () {
     const features = ONLY === 'series' || ONLY === 'client' ? [] : await featureScenarios(target, databaseUrl, pid)
     if (features.length > 0) print(`${FEATURES} features, ${CONNECTIONS} connections`, features)
     const client = ONLY === 'series' || ONLY === 'features' ? [] : await clientScenarios(target, pid)
+    if (client.length > 0 && unleash) {
+      try {
+        client.push(...(await clientScenarios(unleash, undefined, 'Unleash: ')))
+      } catch (error) {
+        console.log(`Unleash, client API: ${(error as Error).message.slice(0, 200)}`)
+      }
+    }
     if (client.length > 0) print('Client API (Unleash SDK polls)', client)
     const idleRss = Math.round(rssMb(pid))
     await stopServer(server.child)
