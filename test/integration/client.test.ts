@@ -306,7 +306,7 @@ describe('SDK usage: register and metrics', () => {
     }
   })
 
-  it('the SDK registers itself and its metrics move the feature to pre-live', async () => {
+  it('the SDK registers itself and its metrics move the feature to pre-live, then live from production', async () => {
     const feature = await createFeature(t.app)
     await toggle(feature, 'on')
     const sdk = new Unleash({
@@ -327,6 +327,24 @@ describe('SDK usage: register and metrics', () => {
     expect(await stage()).toEqual(['initial', 'pre-live'])
     const apps = await t.database.db.selectFrom('client_applications').select('app_name').where('app_name', '=', 'sdk-metrics').execute()
     expect(apps).toHaveLength(1)
+
+    // An SDK in production moves it to live.
+    await toggle(feature, 'on', undefined, 'production')
+    const production = new Unleash({
+      url: `${base}/api`,
+      appName: 'sdk-metrics-production',
+      customHeaders: { Authorization: await createClientToken({ environment: 'production' }) },
+      refreshInterval: 200,
+      metricsInterval: 300,
+      storageProvider: new InMemStorageProvider(),
+    })
+    sdks.push(production)
+    production.on('error', () => {})
+    await once(production, 'synchronized')
+    expect(production.isEnabled(feature)).toBe(true)
+    const live = Date.now()
+    while (!(await stage()).includes('live') && Date.now() - live < 10_000) await sleep(100)
+    expect(await stage()).toEqual(['initial', 'pre-live', 'live'])
   }, 30_000)
 })
 
