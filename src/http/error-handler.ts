@@ -29,7 +29,9 @@ export function toApiError (error: FastifyError | Error, request?: FastifyReques
   }
   const fastifyError = error as FastifyError
   if (fastifyError.validation) {
-    const details = ajvErrorDetails(fastifyError.validation as never, `/${fastifyError.validationContext ?? 'body'}`)
+    // Paths name the part of the request as users write it: /body, /params, /query, /headers.
+    const part = fastifyError.validationContext === 'querystring' ? 'query' : (fastifyError.validationContext ?? 'body')
+    const details = ajvErrorDetails(fastifyError.validation as never, `/${part}`)
     return new ApiError('BadDataError', details[0]?.message ?? 'Invalid request', details)
   }
   switch (fastifyError.code) {

@@ -388,3 +388,24 @@ describe('archive and revive', () => {
     expect(await databaseFingerprint(t.database.db)).toEqual(before)
   })
 })
+
+describe('malformed requests to the new routes', () => {
+  it('400 with a path, nothing stored', async () => {
+    const feature = await createFeature(t.app)
+    const before = await databaseFingerprint(t.database.db)
+    type Request = { method: 'GET' | 'POST' | 'DELETE'; url: string; headers: Record<string, string>; payload?: object }
+    const cases: [Request, string][] = [
+      [{ method: 'POST', url: `/api/admin/projects/default/features/${feature}/environments/a%20b/on`, headers: auth() }, '/params/environment'],
+      [{ method: 'DELETE', url: '/api/admin/projects/default/features/a%20b', headers: auth() }, '/params/featureName'],
+      [{ method: 'POST', url: '/api/admin/projects/default/revive', headers: auth(), payload: { features: [] } }, '/body/features'],
+      [{ method: 'POST', url: '/api/admin/projects/default/revive', headers: auth(), payload: { features: [feature], all: true } }, '/body/all'],
+      [{ method: 'GET', url: `/api/client/features?namePrefix=${'x'.repeat(101)}`, headers: auth(clientSecret) }, '/query/namePrefix'],
+      [{ method: 'GET', url: '/api/client/features?project=a%20b', headers: auth(clientSecret) }, '/query/project'],
+    ]
+    for (const [request, path] of cases) {
+      const res = await t.app.inject(request)
+      expect(expectProblem(res, 400, 'BadDataError').details[0].path, `${request.method} ${request.url}`).toBe(path)
+    }
+    expect(await databaseFingerprint(t.database.db)).toEqual(before)
+  })
+})
