@@ -101,6 +101,9 @@ export class ApiError extends Error {
 
 export const badData = (message: string, details?: ErrorDetail[]) =>
   new ApiError('BadDataError', message, details)
+/** 400 about one field: the message starts with its path, and the one detail names it. */
+export const invalidField = (path: string, why: string) =>
+  badData(`${path} ${why}`, [{ path, message: `${path} ${why}` }])
 export const notFound = (message: string) => new ApiError('NotFoundError', message)
 export const nameExists = (message: string) => new ApiError('NameExistsError', message)
 export const permissionDenied = (message: string) => new ApiError('PermissionError', message)

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { type Static, Type } from '@sinclair/typebox'
 import type { Database } from '../db/types.js'
-import { ApiError, notFound } from '../errors.js'
+import { invalidField, notFound } from '../errors.js'
 import { insertEvent, toJsonText } from '../events/events.store.js'
 import { errorStatuses } from '../http/openapi.js'
 import { EmptyReply, StringEnum, Timestamp, UrlFriendly } from '../http/schemas.js'
@@ -63,14 +63,10 @@ function tokenScope (body: Static<typeof NewToken>): TokenScope {
   const type = body.type ?? 'admin'
   const misplaced = type === 'client' ? 'environments' : 'environment'
   if (body[misplaced] !== undefined) {
-    throw new ApiError('BadDataError', `/body/${misplaced} is not allowed on a${type === 'admin' ? 'n' : ''} ${type} token`, [
-      { path: `/body/${misplaced}`, message: `/body/${misplaced} is not allowed on a${type === 'admin' ? 'n' : ''} ${type} token` },
-    ])
+    throw invalidField(`/body/${misplaced}`, `is not allowed on a${type === 'admin' ? 'n' : ''} ${type} token`)
   }
   if (type === 'client' && body.environment === undefined) {
-    throw new ApiError('BadDataError', '/body/environment is required for a client token', [
-      { path: '/body/environment', message: '/body/environment is required for a client token' },
-    ])
+    throw invalidField('/body/environment', 'is required for a client token')
   }
   return {
     name: body.tokenName,

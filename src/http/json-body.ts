@@ -1,4 +1,4 @@
-import { badData } from '../errors.js'
+import { badData, invalidField } from '../errors.js'
 import { formatPointer } from '../json-pointer.js'
 
 /** Deepest nesting of arrays and objects a request body may have (the API's own bodies need 7). */
@@ -26,10 +26,7 @@ export function unstorable (text: string): string | undefined {
  * not storable, and prototype-poisoning members. Runs in stack depth bounded by MAX_JSON_DEPTH.
  */
 export function checkJsonValue (value: unknown, root: string, tokens: (string | number)[] = []): void {
-  const refuse = (why: string) => {
-    const at = root + formatPointer(tokens)
-    return badData(`${at} ${why}`, [{ path: at, message: `${at} ${why}` }])
-  }
+  const refuse = (why: string) => invalidField(root + formatPointer(tokens), why)
   if (typeof value === 'string') {
     const why = unstorable(value)
     if (why) throw refuse(why)

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
-import { badData } from '../errors.js'
+import { invalidField } from '../errors.js'
 import { parseJsonBody, unstorable } from './json-body.js'
 
 /** Refuses a query or path value the database could not store, naming it (`/query/type`). */
@@ -9,10 +9,7 @@ function checkTextValues (values: unknown, root: string): void {
   for (const [name, value] of Object.entries(values)) {
     for (const text of [value].flat()) {
       const why = typeof text === 'string' ? unstorable(text) : undefined
-      if (why) {
-        const path = `${root}/${name}`
-        throw badData(`${path} ${why}`, [{ path, message: `${path} ${why}` }])
-      }
+      if (why) throw invalidField(`${root}/${name}`, why)
     }
   }
 }
