@@ -156,20 +156,9 @@ export class LocalCluster {
       { stdio: 'ignore', ...this.#user }
     )
     this.#process = child
-    const deadline = Date.now() + 30_000
-    for (;;) {
+    await waitForConnection(this.url, 30_000, () => {
       if (child.exitCode !== null) throw new Error(`postgres exited with code ${child.exitCode}`)
-      const client = new pg.Client({ connectionString: this.url })
-      try {
-        await client.connect()
-        await client.end()
-        return
-      } catch (error) {
-        await client.end().catch(() => {})
-        if (Date.now() > deadline) throw error
-        await sleep(100)
-      }
-    }
+    })
   }
 
   /** Fast shutdown: open connections are cut, as when a database server goes away. */
@@ -248,9 +237,11 @@ export async function restartablePostgres (): Promise<RestartablePostgres> {
   }
 }
 
-async function waitForConnection (url: string, timeoutMs: number): Promise<void> {
+/** Until a connection opens; `alive` throws to give up early (the server process died). */
+async function waitForConnection (url: string, timeoutMs: number, alive = () => {}): Promise<void> {
   const deadline = Date.now() + timeoutMs
   for (;;) {
+    alive()
     const client = new pg.Client({ connectionString: url })
     try {
       await client.connect()
@@ -259,7 +250,7 @@ async function waitForConnection (url: string, timeoutMs: number): Promise<void>
     } catch (error) {
       await client.end().catch(() => {})
       if (Date.now() > deadline) throw error
-      await sleep(200)
+      await sleep(100)
     }
   }
 }
