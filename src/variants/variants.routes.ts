@@ -1,20 +1,29 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import { Type } from '@sinclair/typebox'
+import { type Static, Type } from '@sinclair/typebox'
 import type { FastifyReply } from 'fastify'
 import type { Config } from '../config.js'
 import { requireEnvironment } from '../auth/auth.plugin.js'
+import type { TokenScope } from '../auth/tokens.js'
 import type { Database } from '../db/types.js'
 import { errorStatuses } from '../http/openapi.js'
 import { FeatureEnvironmentParams, FeatureParams, responseHeader, UrlFriendly } from '../http/schemas.js'
 import { applyPatches } from './json-patch.js'
 import { validateVariants } from './variants.js'
 import { FeatureVariants, PatchOperation, VariantInput, VariantsQuery } from './variants.schemas.js'
-import { type ChangeResult, changeVariants, changeVariantsInEnvironments, etagOf } from './variants.service.js'
+import { type ChangeResult, changeVariants, changeVariantsInEnvironments, etagOf, type VariantsRule } from './variants.service.js'
 import { readVariants } from './variants.store.js'
 
 type Options = {
   db: Database
   config: Pick<Config, 'maxPatchOperations' | 'maxVariants' | 'maxVariantsBytes'>
+}
+
+/** What the write routes read from a request besides the body. */
+interface WriteRequest {
+  params: Static<typeof FeatureEnvironmentParams>
+  headers: { 'if-match'?: string }
+  query: { dryRun?: boolean }
+  token: TokenScope
 }
 
 const PATH = '/api/admin/projects/:projectId/features/:featureName/environments/:environment/variants'
@@ -46,6 +55,16 @@ function sendVariants (reply: FastifyReply, result: ChangeResult) {
 export const variantsRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { db, config }) => {
   const limits = { maxVariants: config.maxVariants, maxBytes: config.maxVariantsBytes }
   const patchLimits = { maxItems: config.maxVariants, maxBytes: config.maxVariantsBytes }
+
+  /** PATCH and PUT: the rule applied to the feature-environment of the path, as the request asks. */
+  const change = (request: WriteRequest, rule: VariantsRule) => {
+    const { projectId: project, featureName: feature, environment } = request.params
+    return changeVariants(db, { project, feature, environment }, rule, {
+      ifMatch: request.headers['if-match'],
+      dryRun: request.query.dryRun === true,
+      createdBy: request.token.name,
+    })
+  }
 
   app.get(
     PATH,
@@ -83,20 +102,16 @@ export const variantsRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
         response: { 200: { ...FeatureVariants, ...writeResponse } },
       },
     },
-    async (request, reply) => {
-      const { projectId: project, featureName: feature, environment } = request.params
-      const result = await changeVariants(
-        db,
-        { project, feature, environment },
-        (stored) =>
+    async (request, reply) =>
+      sendVariants(
+        reply,
+        await change(request, (stored) =>
           validateVariants(
             applyPatches(JSON.parse(stored.json), Buffer.byteLength(stored.json), request.body, patchLimits),
             limits
-          ),
-        { ifMatch: request.headers['if-match'], dryRun: request.query.dryRun === true, createdBy: request.token.name }
+          )
+        )
       )
-      return sendVariants(reply, result)
-    }
   )
 
   app.put(
@@ -116,16 +131,7 @@ export const variantsRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
         response: { 200: { ...FeatureVariants, ...writeResponse } },
       },
     },
-    async (request, reply) => {
-      const { projectId: project, featureName: feature, environment } = request.params
-      const result = await changeVariants(
-        db,
-        { project, feature, environment },
-        () => validateVariants(request.body, limits),
-        { ifMatch: request.headers['if-match'], dryRun: request.query.dryRun === true, createdBy: request.token.name }
-      )
-      return sendVariants(reply, result)
-    }
+    async (request, reply) => sendVariants(reply, await change(request, () => validateVariants(request.body, limits)))
   )
 
   app.put(
