@@ -35,13 +35,14 @@ const variantsUrl = (feature: string, env = 'development') =>
 const toggle = (feature: string, state: 'on' | 'off', secret?: string, env = 'development') =>
   t.app.inject({ method: 'POST', url: `/api/admin/projects/default/features/${feature}/environments/${env}/${state}`, headers: auth(secret) })
 
-async function startSdk (secret = clientSecret) {
+/** An SDK on the listening server, synchronised; metrics off unless `metricsInterval` is given. */
+async function startSdk (secret = clientSecret, { appName = 'client-test', metricsInterval }: { appName?: string; metricsInterval?: number } = {}) {
   const sdk = new Unleash({
     url: `${base}/api`,
-    appName: 'client-test',
+    appName,
     customHeaders: { Authorization: secret },
     refreshInterval: 200,
-    disableMetrics: true,
+    ...(metricsInterval === undefined ? { disableMetrics: true } : { metricsInterval }),
     storageProvider: new InMemStorageProvider(),
   })
   sdks.push(sdk)
@@ -309,17 +310,7 @@ describe('SDK usage: register and metrics', () => {
   it('the SDK registers itself and its metrics move the feature to pre-live, then live from production', async () => {
     const feature = await createFeature(t.app)
     await toggle(feature, 'on')
-    const sdk = new Unleash({
-      url: `${base}/api`,
-      appName: 'sdk-metrics',
-      customHeaders: { Authorization: clientSecret },
-      refreshInterval: 200,
-      metricsInterval: 300,
-      storageProvider: new InMemStorageProvider(),
-    })
-    sdks.push(sdk)
-    sdk.on('error', () => {})
-    await once(sdk, 'synchronized')
+    const sdk = await startSdk(clientSecret, { appName: 'sdk-metrics', metricsInterval: 300 })
     expect(sdk.isEnabled(feature)).toBe(true)
     const stage = async () => (await stagesOf(feature)).map((s: any) => s.stage)
     const started = Date.now()
@@ -330,17 +321,7 @@ describe('SDK usage: register and metrics', () => {
 
     // An SDK in production moves it to live.
     await toggle(feature, 'on', undefined, 'production')
-    const production = new Unleash({
-      url: `${base}/api`,
-      appName: 'sdk-metrics-production',
-      customHeaders: { Authorization: await createClientToken({ environment: 'production' }) },
-      refreshInterval: 200,
-      metricsInterval: 300,
-      storageProvider: new InMemStorageProvider(),
-    })
-    sdks.push(production)
-    production.on('error', () => {})
-    await once(production, 'synchronized')
+    const production = await startSdk(await createClientToken({ environment: 'production' }), { appName: 'sdk-metrics-production', metricsInterval: 300 })
     expect(production.isEnabled(feature)).toBe(true)
     const live = Date.now()
     while (!(await stage()).includes('live') && Date.now() - live < 10_000) await sleep(100)
