@@ -7,7 +7,7 @@ import {
   lockVariants,
   readVariants,
   type StoredVariants,
-  writeVariantsAt,
+  writeVariants,
 } from './variants.store.js'
 
 export interface ChangeRequest {
@@ -96,16 +96,16 @@ export async function changeVariants (
   return db.transaction().execute(async (trx) => {
     const locked = await lockVariants(trx, ref)
     const change = plan(ref, locked, rule, request)
-    if (change.write) await writeVariantsAt(trx, ref, locked.revision, change.result.json, change.write)
+    if (change.write) await writeVariants(trx, ref, change.result.json, change.write)
     return change.result
   })
 }
 
 /**
  * PUT variants-batch: the same variants in several environments of one feature, in one
- * transaction. Missing feature-environments are reported in request order (404 naming the
- * first), then the rows are locked in name order, so that two batches over the same
- * environments cannot deadlock. Each environment gets its own revision and event; one whose
+ * transaction. The rows are locked in name order, so that two batches over the same
+ * environments cannot deadlock; when one cannot be found, the 404 names the first missing
+ * environment in the order sent. Each environment gets its own revision and event; one whose
  * variants are already these is left alone. Nothing is written if anything is refused.
  */
 export async function changeVariantsInEnvironments (
@@ -116,14 +116,17 @@ export async function changeVariantsInEnvironments (
   createdBy: string
 ): Promise<string> {
   const refs = environments.map((environment) => ({ ...feature, environment }))
-  for (const ref of refs) await readVariants(db, ref)
   const request = { ifMatch: undefined, dryRun: false, createdBy }
   return db.transaction().execute(async (trx) => {
     let json = '[]'
     for (const ref of [...refs].sort((a, b) => (a.environment < b.environment ? -1 : 1))) {
-      const locked = await lockVariants(trx, ref)
+      const locked = await lockVariants(trx, ref).catch(async (error: unknown) => {
+        // Only on refusal: explain the first environment, in the order sent, that is missing.
+        for (const sent of refs) await readVariants(trx, sent)
+        throw error
+      })
       const change = plan(ref, locked, rule, request)
-      if (change.write) await writeVariantsAt(trx, ref, locked.revision, change.result.json, change.write)
+      if (change.write) await writeVariants(trx, ref, change.result.json, change.write)
       json = change.result.json
     }
     return json

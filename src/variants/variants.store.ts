@@ -32,31 +32,21 @@ export async function lockVariants (trx: Transaction<DB>, ref: FeatureEnvironmen
 }
 
 /**
- * Stores the variants and records their event in one statement, only if the revision is
- * still `revision`. Returns the new revision, or undefined when someone else wrote first.
+ * Stores the variants, bumps the revision and records their event, in one statement. Call it
+ * inside the transaction that locked the row (lockVariants), so that nobody wrote in between.
  */
-export async function writeVariantsAt (
-  db: Queryable,
-  ref: FeatureEnvironmentRef,
-  revision: number,
-  json: string,
-  event: NewEvent
-): Promise<number | undefined> {
-  const row = await db
+export async function writeVariants (trx: Transaction<DB>, ref: FeatureEnvironmentRef, json: string, event: NewEvent) {
+  await trx
     .with('updated', (q) =>
       q
         .updateTable('feature_environments')
         .set((eb) => ({ variants: json, revision: eb('revision', '+', 1) }))
         .where('feature_name', '=', ref.feature)
         .where('environment_name', '=', ref.environment)
-        .where('revision', '=', revision)
         .returning('revision')
     )
-    .with('recorded', (q) =>
-      q.insertInto('events').columns(EVENT_COLUMNS).expression((eb) => eb.selectFrom('updated').select(eventSelection(event)))
-    )
-    .selectFrom('updated')
-    .select('revision')
-    .executeTakeFirst()
-  return row?.revision
+    .insertInto('events')
+    .columns(EVENT_COLUMNS)
+    .expression((eb) => eb.selectFrom('updated').select(eventSelection(event)))
+    .execute()
 }
