@@ -4,8 +4,7 @@ import Fastify, { type FastifyBaseLogger, LogController } from 'fastify'
 import { authPlugin, TokenCache } from './auth/auth.plugin.js'
 import { tokenRoutes } from './auth/tokens.routes.js'
 import { environmentRoutes, featureRoutes, projectRoutes } from './catalog/catalog.routes.js'
-import { toggleRoutes } from './catalog/toggle.js'
-import { archiveRoutes } from './catalog/archive.js'
+import { ClientState } from './client/client-state.js'
 import { clientRoutes } from './client/client.routes.js'
 import { usageRoutes } from './client/usage.routes.js'
 import type { Config } from './config.js'
@@ -71,14 +70,17 @@ export async function buildApp (config: Config, { database }: AppDeps, loggerIns
   await app.register(projectRoutes, { db })
   await app.register(environmentRoutes, { db })
   await app.register(featureRoutes, { db })
-  await app.register(toggleRoutes, { db })
-  await app.register(archiveRoutes, { db })
   await app.register(variantsRoutes, { db, config })
   await app.register(lifecycleRoutes, { db })
   await app.register(eventsRoutes, { db })
   await app.register(tokenRoutes, { db, tokens })
-  await app.register(clientRoutes, { db, stateCacheMs: config.clientStateCacheMs })
-  await app.register(usageRoutes, { db, ratePerMinute: config.clientUsageRate })
+  await app.register(clientRoutes, { db, state: new ClientState(db, config.clientStateCacheMs) })
+  await app.register(usageRoutes, {
+    db,
+    ratePerMinute: config.clientUsageRate,
+    limits: { maxApplications: config.clientMaxApplications, maxInstances: config.clientMaxInstances },
+    retentionDays: config.usageRetentionDays,
+  })
   addMethodNotAllowed()
   return app
 }

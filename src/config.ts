@@ -53,9 +53,12 @@ export const EnvSchema = Type.Object({
   BODY_LIMIT: Positive(MiB, 'Largest request body in bytes (413 above it)'),
   MAX_PATCH_OPERATIONS: Positive(1000, 'Most operations in one JSON Patch'),
   MAX_VARIANTS: Positive(1000, 'Most variants in one feature environment'),
-  MAX_VARIANTS_BYTES: Positive(
-    MiB,
-    'Largest serialised variants array of one feature environment, in bytes (UTF-8 JSON)'
+  MAX_VARIANTS_BYTES: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description:
+        'Largest serialised variants array of one feature environment, in bytes (UTF-8 JSON). Default: BODY_LIMIT + 64 × MAX_VARIANTS, so that any variants document a request can carry is storable once defaults are filled in; a smaller value is refused',
+    })
   ),
   REQUEST_TIMEOUT_MS: Positive(
     30_000,
@@ -77,6 +80,9 @@ export const EnvSchema = Type.Object({
     'How long the client API reuses the state version it read; an SDK sees a change within it'
   ),
   CLIENT_USAGE_RATE: Positive(1000, 'Usage reports (SDK registrations and metrics) accepted per client token per minute; more get 429'),
+  CLIENT_MAX_APPLICATIONS: Positive(50, 'Applications (app names) one client token may report; a new one past it is 400'),
+  CLIENT_MAX_INSTANCES: Positive(1000, 'SDK instances one client token may have registered at once (each is forgotten 48 hours after it was last seen); a new one past it is 400'),
+  USAGE_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 30, description: 'How long hourly usage counts (and applications not seen since) are kept' }),
   TOKEN_CACHE_MS: Milliseconds(
     1000,
     60_000,
@@ -116,18 +122,31 @@ function toConfig (env: Env) {
     bodyLimit: env.BODY_LIMIT,
     maxPatchOperations: env.MAX_PATCH_OPERATIONS,
     maxVariants: env.MAX_VARIANTS,
-    maxVariantsBytes: env.MAX_VARIANTS_BYTES,
+    maxVariantsBytes: env.MAX_VARIANTS_BYTES ?? minimumVariantsBytes(env),
     requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
     connectionTimeoutMs: env.CONNECTION_TIMEOUT_MS,
     metricsEnabled: env.METRICS_ENABLED,
     tokenCacheMs: env.TOKEN_CACHE_MS,
     clientStateCacheMs: env.CLIENT_STATE_CACHE_MS,
     clientUsageRate: env.CLIENT_USAGE_RATE,
+    clientMaxApplications: env.CLIENT_MAX_APPLICATIONS,
+    clientMaxInstances: env.CLIENT_MAX_INSTANCES,
+    usageRetentionDays: env.USAGE_RETENTION_DAYS,
     shutdownDelayMs: env.SHUTDOWN_DELAY_MS,
   }
 }
 
 export type Config = ReturnType<typeof toConfig>
+
+/**
+ * Bytes a variant may gain between a request and storage: the defaults filled in
+ * (`,"weightType":"variable"` and `,"stickiness":"default"`, 47 bytes) and a weight of 0
+ * growing to 1000 (3), rounded up. Everything else only shrinks (whitespace and escapes go).
+ */
+const STORED_GROWTH_PER_VARIANT = 64
+
+/** The smallest variants byte limit under which every document a request can carry is storable. */
+const minimumVariantsBytes = (env: Env) => env.BODY_LIMIT + STORED_GROWTH_PER_VARIANT * env.MAX_VARIANTS
 
 /** Reads and validates the environment; throws one ConfigError naming every bad variable. */
 export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
@@ -142,8 +161,14 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     const value = SECRET_VARIABLES.has(name) ? '(hidden)' : redactUrl(JSON.stringify(raw[name]))
     return `${name}=${value} is invalid (${e.message.toLowerCase()})`
   })
+  const valid = converted as Env
+  if (problems.length === 0 && valid.MAX_VARIANTS_BYTES !== undefined && valid.MAX_VARIANTS_BYTES < minimumVariantsBytes(valid)) {
+    problems.push(
+      `MAX_VARIANTS_BYTES=${valid.MAX_VARIANTS_BYTES} is invalid (must be at least BODY_LIMIT + ${STORED_GROWTH_PER_VARIANT} × MAX_VARIANTS = ${minimumVariantsBytes(valid)}, or a document that fits in a request could not be stored)`
+    )
+  }
   if (problems.length > 0) {
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`)
   }
-  return toConfig(converted as Env)
+  return toConfig(valid)
 }

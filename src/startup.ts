@@ -1,4 +1,7 @@
-import { ensureInitTokens } from './auth/tokens.store.js'
+import { chmod, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { generateSecret } from './auth/tokens.js'
+import { anyTokenExists, ensureInitTokens } from './auth/tokens.store.js'
 import type { Config } from './config.js'
 import { createDatabase, type DatabaseHandle } from './db/database.js'
 import { migrate } from './db/migrator.js'
@@ -8,11 +11,17 @@ interface Log {
   warn(obj: object, msg: string): void
 }
 
+/** Where a first embedded start leaves the admin secret it created. */
+export const adminTokenFile = (config: Pick<Config, 'dataDir'>) => join(config.dataDir, 'admin-token')
+
 /**
  * Opens the database (PostgreSQL or embedded), applies pending migrations and init tokens.
- * Refuses to go on when no token exists at all: such a service could not be used.
+ * A service in which no token exists could never be called. On the embedded database (trying
+ * it out on one machine) the first start therefore creates an admin token, writes its secret
+ * to DATA_DIR/admin-token (readable by the owner only) and prints it once; on PostgreSQL (a
+ * deployment) it refuses to start and says to set INIT_ADMIN_API_TOKENS.
  */
-export async function openDatabase (config: Config, log: Log): Promise<DatabaseHandle> {
+export async function openDatabase (config: Config, log: Log, print: (line: string) => void = console.log): Promise<DatabaseHandle> {
   const database = await createDatabase(config, (err) =>
     log.warn({ err }, 'database connection lost; it will be reopened on the next request')
   )
@@ -26,12 +35,19 @@ export async function openDatabase (config: Config, log: Log): Promise<DatabaseH
     const applied = await migrate(database.db)
     if (applied.length > 0) log.info({ applied }, 'migrations applied')
     await ensureInitTokens(database.db, config.initAdminApiTokens)
-    const anyToken = await database.db.selectFrom('api_tokens').select('name').limit(1).executeTakeFirst()
-    if (!anyToken) {
-      // Nobody could ever call the API: say so instead of serving 401s forever.
-      throw new Error(
-        'No API token exists and INIT_ADMIN_API_TOKENS is empty: set INIT_ADMIN_API_TOKENS to the admin secret you want (with docker compose: ADMIN_API_TOKEN)'
-      )
+    if (!(await anyTokenExists(database.db))) {
+      if (database.mode !== 'embedded') {
+        throw new Error(
+          'No API token exists and INIT_ADMIN_API_TOKENS is empty: set INIT_ADMIN_API_TOKENS to the admin secret you want (with docker compose: ADMIN_API_TOKEN)'
+        )
+      }
+      const secret = generateSecret()
+      const file = adminTokenFile(config)
+      await writeFile(file, `${secret}\n`, { mode: 0o600 })
+      await chmod(file, 0o600)
+      await ensureInitTokens(database.db, [secret])
+      log.info({ file }, 'first start: created an admin token; its secret is in this file (owner-readable only) and printed below, once')
+      print(`Admin API token (also in ${file}): ${secret}`)
     }
   } catch (error) {
     await database.db.destroy()

@@ -1,5 +1,7 @@
 import { Ajv, type ErrorObject } from 'ajv'
+import addFormats from 'ajv-formats'
 import { problemAt, type RuleProblem } from './errors.js'
+import { formatPointer } from './json-pointer.js'
 
 /**
  * Bodies are validated exactly as sent: no coercion ("10" is not a number), no stripping of
@@ -11,6 +13,8 @@ export const strictAjv = new Ajv({
   useDefaults: false,
   allErrors: false,
   strict: false,
+  // Errors carry their schema, so that a refused member (Refused) can say why.
+  verbose: true,
 })
 
 /** Path parameters and query strings arrive as text, so they are coerced as Fastify does by default. */
@@ -22,10 +26,14 @@ export const textAjv = new Ajv({
   strict: false,
 })
 
+// `date-time` is checked for real dates and times (no month 13, no 25:61), which is what
+// PostgreSQL will accept.
+for (const ajv of [strictAjv, textAjv]) addFormats.default(ajv, ['date-time'])
+
 /** Ajv errors as problems placed at the offending member, below `base`. */
 export function ajvProblems (errors: ErrorObject[], base = ''): RuleProblem[] {
   return errors
-    .filter((e) => e.keyword !== 'if')
+    .filter((e) => e.keyword !== 'if' && e.keyword !== 'propertyNames')
     .map((e) => {
       let at = `${base}${e.instancePath}`
       let text = e.message ?? 'is invalid'
@@ -37,6 +45,13 @@ export function ajvProblems (errors: ErrorObject[], base = ''): RuleProblem[] {
         text = 'is not an allowed property'
       } else if (e.keyword === 'enum') {
         text = `must be one of: ${(e.params.allowedValues as unknown[]).join(', ')}`
+      } else if (e.keyword === 'not' && typeof e.parentSchema?.description === 'string') {
+        text = e.parentSchema.description
+      }
+      if (e.propertyName !== undefined) {
+        // A member name refused by propertyNames: the place is the member, the rule its name's.
+        at = `${at}/${formatPointer([e.propertyName]).slice(1)}`
+        text = `is not an allowed member name: it ${text}`
       }
       return problemAt(at, text)
     })

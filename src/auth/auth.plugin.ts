@@ -20,10 +20,12 @@ import { type ApiToken, findTokenBySecret } from './tokens.store.js'
  *   path parameters (any API token on a route without them);
  * - `admin`: an API token scoped to every project and environment (`*`/`*`);
  * - `client`: a client token (an Unleash SDK's); the client API answers for its environment
- *   and projects.
+ *   and projects;
+ * - `any`: any valid token, whatever its type (the 405 answers: a method a path does not have
+ *   is 405 for every caller who may learn that the path exists).
  * As Unleash: a client token on an admin route, or an admin token on a client route, is 403.
  */
-export type Access = 'public' | 'token' | 'admin' | 'client'
+export type Access = 'public' | 'token' | 'admin' | 'client' | 'any'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -78,7 +80,7 @@ export function requireEnvironment (token: TokenScope, environment: string): voi
 
 /** 403 unless the token may call a route of this access with these path parameters. */
 export function authorise (token: TokenScope, access: Access | undefined, params: unknown): void {
-  if (access === undefined) return // no route matched: 404 follows for any valid token
+  if (access === undefined || access === 'any') return // no route matched: 404 follows for any valid token
   if (access === 'client') {
     if (token.type !== 'client') throw permissionDenied(`API token ${token.name} is not a client token; the client API needs one`)
     return

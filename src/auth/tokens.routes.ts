@@ -1,13 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { type Static, Type } from '@sinclair/typebox'
 import type { Database } from '../db/types.js'
-import { invalidField, notFound } from '../errors.js'
-import { insertEvent, toJsonText } from '../events/events.store.js'
 import { errorStatuses } from '../http/openapi.js'
-import { EmptyReply, StringEnum, Timestamp, UrlFriendly } from '../http/schemas.js'
+import { EmptyReply, Refused, StringEnum, Timestamp, UrlFriendly } from '../http/schemas.js'
 import type { TokenCache } from './auth.plugin.js'
-import { ALL, generateClientSecret, generateSecret, TOKEN_TYPES, type TokenScope } from './tokens.js'
-import { type ApiToken, deleteToken, insertToken, listTokens } from './tokens.store.js'
+import { ALL, TOKEN_TYPES, type TokenScope } from './tokens.js'
+import { createToken, removeToken, tokens } from './tokens.service.js'
 
 const ScopeList = (what: string) =>
   Type.Array(UrlFriendly(`${what} name, or * for all`), {
@@ -18,6 +16,11 @@ const ScopeList = (what: string) =>
     description: `${what}s the token may act on; ["*"] (the default) means all`,
   })
 
+/**
+ * The members depend on the type: an admin token (the default) names its environments in
+ * `environments`; a client token names its one environment in `environment` (as Unleash's API).
+ * The schema says which member each type refuses, so the document is what the route does.
+ */
 const NewToken = Type.Object(
   {
     tokenName: UrlFriendly('Unique name; recorded as createdBy on the events the token causes'),
@@ -31,7 +34,20 @@ const NewToken = Type.Object(
     environments: Type.Optional(ScopeList('Environment')),
     environment: Type.Optional(UrlFriendly('The one environment of a client token (required for type client, refused otherwise)')),
   },
-  { additionalProperties: false }
+  {
+    additionalProperties: false,
+    allOf: [
+      {
+        if: { required: ['type'], properties: { type: { const: 'client' } } },
+        then: { required: ['environment'], properties: { environments: Refused('is not allowed on a client token (it has one environment)') } },
+      },
+      {
+        // Also when type is absent: admin is the default.
+        if: { properties: { type: { const: 'admin' } } },
+        then: { properties: { environment: Refused('is not allowed on an admin token (use environments)') } },
+      },
+    ],
+  }
 )
 
 const TokenInfo = Type.Object({
@@ -47,27 +63,13 @@ const CreatedToken = Type.Composite([
   Type.Object({ secret: Type.String({ description: 'Shown only in this response' }) }),
 ])
 
-const toInfo = (t: ApiToken) => ({
-  tokenName: t.name,
-  type: t.type,
-  projects: t.projects,
-  environments: t.environments,
-  createdAt: t.createdAt,
-})
+/** `*` anywhere in a scope list means all, so it is stored alone. */
+const normalizeScope = (list: string[] | undefined) =>
+  list === undefined || list.includes(ALL) ? [ALL] : list
 
-/**
- * The scope of a new token. A client token has exactly one environment, named by
- * `environment` (as Unleash's API); an admin token names its environments in `environments`.
- */
+/** The scope of a new token, from a body the schema has validated. */
 function tokenScope (body: Static<typeof NewToken>): TokenScope {
   const type = body.type ?? 'admin'
-  const misplaced = type === 'client' ? 'environments' : 'environment'
-  if (body[misplaced] !== undefined) {
-    throw invalidField(`/body/${misplaced}`, `is not allowed on a${type === 'admin' ? 'n' : ''} ${type} token`)
-  }
-  if (type === 'client' && body.environment === undefined) {
-    throw invalidField('/body/environment', 'is required for a client token')
-  }
   return {
     name: body.tokenName,
     type,
@@ -76,13 +78,9 @@ function tokenScope (body: Static<typeof NewToken>): TokenScope {
   }
 }
 
-/** `*` anywhere in a scope list means all, so it is stored alone. */
-const normalizeScope = (list: string[] | undefined) =>
-  list === undefined || list.includes(ALL) ? [ALL] : list
-
 export const tokenRoutes: FastifyPluginAsyncTypebox<{ db: Database; tokens: TokenCache }> = async (
   app,
-  { db, tokens }
+  { db, tokens: cache }
 ) => {
   app.post(
     '/api/admin/api-tokens',
@@ -92,22 +90,13 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ db: Database; tokens: Toke
         tags: ['API tokens'],
         operationId: 'createApiToken',
         summary: 'Create an API token (needs a */* token)',
-        description: 'An admin token (the default) is scoped to projects and environments. A client token (type client) serves the Unleash SDKs: one environment, a list of projects, and a secret in Unleash\'s form project:environment.<random>. The secret is shown only in this response.',
+        description: 'An admin token (the default) is scoped to projects and environments. A client token (type client) serves the Unleash SDKs: one environment, a list of projects, and a secret in Unleash\'s form project:environment.<random>. The secret is shown only in this response. Records api-token-created.',
         body: NewToken,
         errors: errorStatuses(400, 403, 409, 413, 415),
         response: { 201: CreatedToken },
       },
     },
-    async (request, reply) => {
-      const scope = tokenScope(request.body)
-      const secret = scope.type === 'client' ? generateClientSecret(scope.projects, scope.environments[0]!) : generateSecret()
-      const token = await db.transaction().execute(async (trx) => {
-        const created = await insertToken(trx, scope, secret)
-        await insertEvent(trx, { type: 'api-token-created', createdBy: request.token.name, data: toJsonText(toInfo(created)) })
-        return created
-      })
-      return reply.code(201).send({ ...toInfo(token), secret })
-    }
+    async (request, reply) => reply.code(201).send(await createToken(db, tokenScope(request.body), request.token.name))
   )
 
   app.get(
@@ -122,7 +111,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ db: Database; tokens: Toke
         response: { 200: Type.Object({ tokens: Type.Array(TokenInfo) }) },
       },
     },
-    async () => ({ tokens: (await listTokens(db)).map(toInfo) })
+    async () => ({ tokens: await tokens(db) })
   )
 
   app.delete(
@@ -134,20 +123,15 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ db: Database; tokens: Toke
         operationId: 'deleteApiToken',
         summary: 'Delete an API token (needs a */* token)',
         description:
-          'The secret stops working at once on this instance and within TOKEN_CACHE_MS (1 s by default) on the others.',
+          'Records api-token-deleted. The secret stops working at once on this instance and within TOKEN_CACHE_MS (1 s by default) on the others.',
         params: Type.Object({ tokenName: UrlFriendly('Token name') }),
         errors: errorStatuses(400, 403, 404, 413, 415),
         response: { 200: EmptyReply },
       },
     },
     async (request, reply) => {
-      const { tokenName } = request.params
-      await db.transaction().execute(async (trx) => {
-        const deleted = await deleteToken(trx, tokenName)
-        if (!deleted) throw notFound(`API token ${tokenName} does not exist`)
-        await insertEvent(trx, { type: 'api-token-deleted', createdBy: request.token.name, data: toJsonText(toInfo(deleted)) })
-      })
-      tokens.forget(tokenName)
+      await removeToken(db, request.params.tokenName, request.token.name)
+      cache.forget(request.params.tokenName)
       return reply.code(200).send()
     }
   )

@@ -1,5 +1,6 @@
 import { isUniqueViolation } from '../db/errors.js'
-import type { Database, Queryable } from '../db/types.js'
+import type { Transaction } from 'kysely'
+import type { Database, DB, Queryable } from '../db/types.js'
 import { nameExists } from '../errors.js'
 import { hashSecret, type TokenScope, type TokenType } from './tokens.js'
 
@@ -36,7 +37,7 @@ export async function findTokenBySecret (
 }
 
 export async function insertToken (
-  db: Queryable,
+  db: Transaction<DB>,
   token: TokenScope,
   secret: string
 ): Promise<ApiToken> {
@@ -64,7 +65,7 @@ export async function listTokens (db: Queryable): Promise<ApiToken[]> {
   return rows.map(toToken)
 }
 
-export async function deleteToken (db: Queryable, name: string): Promise<ApiToken | undefined> {
+export async function deleteToken (db: Transaction<DB>, name: string): Promise<ApiToken | undefined> {
   const row = await db
     .deleteFrom('api_tokens')
     .where('name', '=', name)
@@ -91,4 +92,8 @@ export async function ensureInitTokens (db: Database, secrets: string[]): Promis
       .onConflict((oc) => oc.doNothing())
       .execute()
   }
+}
+
+export async function anyTokenExists (db: Database): Promise<boolean> {
+  return (await db.selectFrom('api_tokens').select('name').limit(1).executeTakeFirst()) !== undefined
 }

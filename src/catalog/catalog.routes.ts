@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { Database } from '../db/types.js'
-import { insertEvent, toJsonText } from '../events/events.store.js'
 import { errorStatuses } from '../http/openapi.js'
-import { EmptyReply, FeatureParams, ProjectParams } from '../http/schemas.js'
+import { EmptyReply, FeatureEnvironmentParams, FeatureParams, ProjectParams, UrlFriendly } from '../http/schemas.js'
 import {
   EnableEnvironment,
   Environment,
@@ -14,17 +13,7 @@ import {
   NewProject,
   Project,
 } from './catalog.schemas.js'
-import {
-  enableEnvironment,
-  getFeatureDetails,
-  getProject,
-  insertEnvironment,
-  insertFeature,
-  insertProject,
-  listEnvironments,
-  listFeatures,
-  listProjects,
-} from './catalog.store.js'
+import * as catalog from './catalog.service.js'
 
 export const projectRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
   app.get(
@@ -39,7 +28,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
         response: { 200: Type.Object({ projects: Type.Array(Project) }) },
       },
     },
-    async (request) => ({ projects: await listProjects(db, request.token) })
+    async (request) => ({ projects: await catalog.projects(db, request.token) })
   )
 
   app.post(
@@ -55,19 +44,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
         response: { 201: Project },
       },
     },
-    async (request, reply) => {
-      const project = await db.transaction().execute(async (trx) => {
-        const created = await insertProject(trx, request.body)
-        await insertEvent(trx, {
-          type: 'project-created',
-          createdBy: request.token.name,
-          project: created.id,
-          data: toJsonText(request.body),
-        })
-        return created
-      })
-      return reply.code(201).send(project)
-    }
+    async (request, reply) => reply.code(201).send(await catalog.createProject(db, request.body, request.token.name))
   )
 
   app.get(
@@ -83,7 +60,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
         response: { 200: Project },
       },
     },
-    async (request) => getProject(db, request.params.projectId)
+    async (request) => catalog.project(db, request.params.projectId)
   )
 
   app.post(
@@ -95,7 +72,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
         operationId: 'addEnvironmentToProject',
         summary: 'Enable an environment in a project (needs a */* token)',
         description:
-          'Every feature of the project gets a feature-environment there (disabled, no variants). Enabling an environment already enabled changes nothing.',
+          'Every feature of the project gets a feature-environment there (disabled, no variants); records project-environment-added. Enabling an environment already enabled changes nothing and records no event.',
         params: ProjectParams,
         body: EnableEnvironment,
         errors: errorStatuses(400, 403, 404, 413, 415),
@@ -103,7 +80,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
       },
     },
     async (request, reply) => {
-      await db.transaction().execute((trx) => enableEnvironment(trx, request.params.projectId, request.body.environment))
+      await catalog.enableEnvironment(db, request.params.projectId, request.body.environment, request.token.name)
       return reply.code(200).send()
     }
   )
@@ -127,7 +104,7 @@ export const environmentRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = as
         },
       },
     },
-    async () => ({ environments: await listEnvironments(db) })
+    async () => ({ environments: await catalog.environments(db) })
   )
 
   app.post(
@@ -144,19 +121,7 @@ export const environmentRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = as
         response: { 201: Environment },
       },
     },
-    async (request, reply) => {
-      const environment = await db.transaction().execute(async (trx) => {
-        const created = await insertEnvironment(trx, request.body)
-        await insertEvent(trx, {
-          type: 'environment-created',
-          createdBy: request.token.name,
-          environment: created.name,
-          data: toJsonText(request.body),
-        })
-        return created
-      })
-      return reply.code(201).send(environment)
-    }
+    async (request, reply) => reply.code(201).send(await catalog.createEnvironment(db, request.body, request.token.name))
   )
 }
 
@@ -177,21 +142,8 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
         response: { 201: Feature },
       },
     },
-    async (request, reply) => {
-      const { projectId } = request.params
-      const feature = await db.transaction().execute(async (trx) => {
-        const created = await insertFeature(trx, projectId, request.body)
-        await insertEvent(trx, {
-          type: 'feature-created',
-          createdBy: request.token.name,
-          project: projectId,
-          featureName: created.name,
-          data: toJsonText({ name: created.name, description: created.description, type: created.type }),
-        })
-        return created
-      })
-      return reply.code(201).send(feature)
-    }
+    async (request, reply) =>
+      reply.code(201).send(await catalog.createFeature(db, request.params.projectId, request.body, request.token.name))
   )
 
   app.get(
@@ -209,7 +161,7 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
         },
       },
     },
-    async (request) => ({ features: await listFeatures(db, request.params.projectId) })
+    async (request) => ({ features: await catalog.features(db, request.params.projectId) })
   )
 
   app.get(
@@ -226,6 +178,77 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
         response: { 200: FeatureDetails },
       },
     },
-    async (request) => getFeatureDetails(db, request.params.projectId, request.params.featureName, request.token)
+    async (request) =>
+      catalog.featureDetails(db, { project: request.params.projectId, feature: request.params.featureName }, request.token)
+  )
+
+  for (const [state, enabled] of [['on', true], ['off', false]] as const) {
+    app.post(
+      `/api/admin/projects/:projectId/features/:featureName/environments/:environment/${state}`,
+      {
+        config: { access: 'token' },
+        schema: {
+          tags: ['Features'],
+          operationId: enabled ? 'toggleFeatureEnvironmentOn' : 'toggleFeatureEnvironmentOff',
+          summary: `Switch a feature ${state} in an environment`,
+          description: `Records feature-environment-${enabled ? 'enabled' : 'disabled'}; a feature already ${state} is left alone (200, no event). ${enabled ? 'SDKs then see it on for everyone: the client API serves it with a flexibleRollout strategy at 100 %, as Unleash does when a feature without strategies is switched on.' : ''}`,
+          params: FeatureEnvironmentParams,
+          errors: errorStatuses(400, 403, 404, 409, 413, 415),
+          response: { 200: EmptyReply },
+        },
+      },
+      async (request, reply) => {
+        const { projectId: project, featureName: feature, environment } = request.params
+        await catalog.setFeatureEnabled(db, { project, feature, environment }, enabled, request.token.name)
+        return reply.code(200).send()
+      }
+    )
+  }
+
+  app.delete(
+    '/api/admin/projects/:projectId/features/:featureName',
+    {
+      config: { access: 'token' },
+      schema: {
+        tags: ['Features'],
+        operationId: 'archiveFeature',
+        summary: 'Archive a feature',
+        description:
+          'As Unleash: the feature enters the lifecycle stage archived, SDKs no longer receive it, and its variants and state can no longer be changed (409) until it is revived. Records feature-archived; archiving an archived feature changes nothing.',
+        params: FeatureParams,
+        errors: errorStatuses(400, 403, 404, 413, 415),
+        response: { 202: EmptyReply },
+      },
+    },
+    async (request, reply) => {
+      const { projectId: project, featureName: feature } = request.params
+      await catalog.archiveFeature(db, { project, feature }, request.token.name)
+      return reply.code(202).send()
+    }
+  )
+
+  app.post(
+    '/api/admin/projects/:projectId/revive',
+    {
+      config: { access: 'token' },
+      schema: {
+        tags: ['Features'],
+        operationId: 'reviveFeatures',
+        summary: 'Revive archived features',
+        description:
+          'All listed features in one transaction: each archived one leaves the archived stage and records feature-revived; one that is not archived is left alone. 404 names the first feature, in the order sent, that does not exist in the project; then nothing changes.',
+        params: ProjectParams,
+        body: Type.Object(
+          { features: Type.Array(UrlFriendly('Feature name'), { minItems: 1, maxItems: 100, uniqueItems: true }) },
+          { additionalProperties: false }
+        ),
+        errors: errorStatuses(400, 403, 404, 413, 415),
+        response: { 200: EmptyReply },
+      },
+    },
+    async (request, reply) => {
+      await catalog.reviveFeatures(db, request.params.projectId, request.body.features, request.token.name)
+      return reply.code(200).send()
+    }
   )
 }

@@ -1,11 +1,12 @@
 import type { Static } from '@sinclair/typebox'
+import type { Transaction } from 'kysely'
 import { ALL, type TokenScope } from '../auth/tokens.js'
-import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.js'
-import type { Queryable } from '../db/types.js'
-import { nameExists, notFound } from '../errors.js'
+import { isUniqueViolation } from '../db/errors.js'
+import type { DB, Queryable } from '../db/types.js'
+import { nameExists } from '../errors.js'
 import type { Variant } from '../variants/variants.schemas.js'
 import type { NewEnvironment, NewFeature, NewProject } from './catalog.schemas.js'
-import { explainMissing, findMissing } from './missing.js'
+import type { FeatureEnvironmentRef } from './missing.js'
 
 const projectColumns = ['id', 'name', 'description', 'created_at'] as const
 
@@ -23,15 +24,14 @@ export async function listProjects (db: Queryable, token: TokenScope) {
   return rows.map(toProject)
 }
 
-export async function getProject (db: Queryable, id: string) {
+export async function findProject (db: Queryable, id: string) {
   const row = await db.selectFrom('projects').select(projectColumns).where('id', '=', id).executeTakeFirst()
-  if (!row) throw notFound(`Project ${id} does not exist`)
-  return toProject(row)
+  return row && toProject(row)
 }
 
-export async function insertProject (db: Queryable, project: Static<typeof NewProject>) {
+export async function insertProject (trx: Transaction<DB>, project: Static<typeof NewProject>) {
   try {
-    const row = await db
+    const row = await trx
       .insertInto('projects')
       .values({ id: project.id, name: project.name, description: project.description ?? null })
       .returning(projectColumns)
@@ -48,35 +48,34 @@ export async function listEnvironments (db: Queryable) {
   return rows.map((r) => ({ name: r.name, type: r.type, createdAt: r.created_at }))
 }
 
-export async function insertEnvironment (db: Queryable, environment: Static<typeof NewEnvironment>) {
+export async function insertEnvironment (trx: Transaction<DB>, environment: Static<typeof NewEnvironment>) {
   try {
-    const row = await db
+    const row = await trx
       .insertInto('environments')
       .values(environment)
       .returning(['name', 'type', 'created_at'])
       .executeTakeFirstOrThrow()
     return { name: row.name, type: row.type, createdAt: row.created_at }
   } catch (error) {
-    if (isUniqueViolation(error)) {
-      throw nameExists(`An environment named ${environment.name} already exists`)
-    }
+    if (isUniqueViolation(error)) throw nameExists(`An environment named ${environment.name} already exists`)
     throw error
   }
 }
 
 /**
- * Enables an environment in a project and gives each of the project's features its
- * feature-environment there. Enabling twice changes nothing. Call inside a transaction.
+ * Enables an existing environment in an existing project and gives each of the project's
+ * features its feature-environment there. Returns false when it was enabled already (then
+ * nothing is written).
  */
-export async function enableEnvironment (db: Queryable, project: string, environment: string) {
-  const missing = await findMissing(db, { project, environment }, false)
-  if (missing) throw missing
-  await db
+export async function addProjectEnvironment (trx: Transaction<DB>, project: string, environment: string): Promise<boolean> {
+  const added = await trx
     .insertInto('project_environments')
     .values({ project_id: project, environment_name: environment })
     .onConflict((oc) => oc.doNothing())
-    .execute()
-  await db
+    .returning('project_id')
+    .executeTakeFirst()
+  if (!added) return false
+  await trx
     .insertInto('feature_environments')
     .columns(['feature_name', 'environment_name'])
     .expression((eb) =>
@@ -84,6 +83,7 @@ export async function enableEnvironment (db: Queryable, project: string, environ
     )
     .onConflict((oc) => oc.doNothing())
     .execute()
+  return true
 }
 
 const featureColumns = ['name', 'project_id', 'description', 'type', 'created_at'] as const
@@ -102,11 +102,11 @@ const toFeature = (row: {
   createdAt: row.created_at,
 })
 
-/** Creates the feature, its feature-environments and its `initial` lifecycle stage. Call inside a transaction. */
-export async function insertFeature (db: Queryable, project: string, feature: Static<typeof NewFeature>) {
+/** Creates the feature in an existing project, with its feature-environments (off, no variants). */
+export async function insertFeature (trx: Transaction<DB>, project: string, feature: Static<typeof NewFeature>) {
   let row: Parameters<typeof toFeature>[0]
   try {
-    row = await db
+    row = await trx
       .insertInto('features')
       .values({
         name: feature.name,
@@ -118,10 +118,9 @@ export async function insertFeature (db: Queryable, project: string, feature: St
       .executeTakeFirstOrThrow()
   } catch (error) {
     if (isUniqueViolation(error)) throw nameExists(`A feature named ${feature.name} already exists`)
-    if (isForeignKeyViolation(error)) throw notFound(`Project ${project} does not exist`)
     throw error
   }
-  await db
+  await trx
     .insertInto('feature_environments')
     .columns(['feature_name', 'environment_name'])
     .expression((eb) =>
@@ -130,10 +129,6 @@ export async function insertFeature (db: Queryable, project: string, feature: St
         .select([eb.val(feature.name).as('feature_name'), 'environment_name'])
         .where('project_id', '=', project)
     )
-    .execute()
-  await db
-    .insertInto('feature_lifecycles')
-    .values({ feature_name: feature.name, stage: 'initial', status: null, status_value: null })
     .execute()
   return toFeature(row)
 }
@@ -146,19 +141,18 @@ export async function listFeatures (db: Queryable, project: string) {
     .where('archived_at', 'is', null)
     .orderBy('name')
     .execute()
-  if (rows.length === 0) await getProject(db, project)
   return rows.map(toFeature)
 }
 
-/** A feature with its current lifecycle stage and the environments (with variants) the token may see. */
-export async function getFeatureDetails (db: Queryable, project: string, name: string, token: TokenScope) {
+/** The feature of the project with the environments (and their variants) the token may see. */
+export async function findFeature (db: Queryable, project: string, name: string, token: TokenScope) {
   const row = await db
     .selectFrom('features')
     .select(featureColumns)
     .where('project_id', '=', project)
     .where('name', '=', name)
     .executeTakeFirst()
-  if (!row) throw await explainMissing(db, { project, feature: name })
+  if (!row) return undefined
   let environments = db
     .selectFrom('feature_environments')
     .select(['environment_name', 'enabled', 'variants'])
@@ -167,28 +161,25 @@ export async function getFeatureDetails (db: Queryable, project: string, name: s
   if (!token.environments.includes(ALL)) {
     environments = environments.where('environment_name', 'in', token.environments)
   }
-  const [visible, stage] = await Promise.all([
-    environments.execute(),
-    db
-      .selectFrom('feature_lifecycles')
-      .select(['stage', 'entered_stage_at', 'status', 'status_value'])
-      .where('feature_name', '=', name)
-      .orderBy('entered_stage_at', 'desc')
-      .limit(1)
-      .executeTakeFirstOrThrow(),
-  ])
   return {
     ...toFeature(row),
-    lifecycle: {
-      stage: stage.stage,
-      enteredStageAt: stage.entered_stage_at,
-      ...(stage.status !== null && { status: stage.status }),
-      ...(stage.status_value !== null && { statusValue: stage.status_value }),
-    },
-    environments: visible.map((e) => ({
+    environments: (await environments.execute()).map((e) => ({
       name: e.environment_name,
       enabled: e.enabled,
       variants: JSON.parse(e.variants) as Variant[],
     })),
   }
+}
+
+export async function setArchived (trx: Transaction<DB>, feature: string, archived: boolean) {
+  await trx.updateTable('features').set({ archived_at: archived ? new Date() : null }).where('name', '=', feature).execute()
+}
+
+export async function setEnvironmentEnabled (trx: Transaction<DB>, ref: FeatureEnvironmentRef, enabled: boolean) {
+  await trx
+    .updateTable('feature_environments')
+    .set({ enabled })
+    .where('feature_name', '=', ref.feature)
+    .where('environment_name', '=', ref.environment)
+    .execute()
 }

@@ -1,58 +1,50 @@
-import type { Queryable } from '../db/types.js'
 import { ApiError, notFound } from '../errors.js'
 
-interface Target {
+/** A feature in its project. */
+export interface FeatureRef {
   project: string
-  feature?: string
-  environment?: string
+  feature: string
+}
+
+/** A feature in one environment, in its project. */
+export interface FeatureEnvironmentRef extends FeatureRef {
+  environment: string
+}
+
+export const archivedFeature = (feature: string) =>
+  new ApiError('FeatureArchivedError', `Feature ${feature} is archived; revive it first`)
+
+/** What one snapshot of the database says about the parts of a request's path. */
+export interface Presence {
+  project: boolean
+  /** The project of the feature of that name, null when there is none. */
+  featureProject: string | null
+  archived: boolean
+  environment: boolean
+  /** The environment is enabled in the project. */
+  enabled: boolean
 }
 
 /**
- * Explains why a lookup of project / feature-in-project / enabled environment found nothing,
- * in one query. Only called on the error path; the happy path finds its row directly.
+ * Why a path does not name a usable feature (or feature-environment), from one snapshot: the
+ * 404 for the first of project and feature in that project that is missing, 409 for an
+ * archived feature (unless `archivedIsFine`), then the 404 for an environment that does not
+ * exist or (unless not `mustBeEnabled`) is not enabled in the project. Undefined when nothing is missing.
  */
-export async function explainMissing (db: Queryable, target: Target): Promise<ApiError> {
-  return (
-    (await findMissing(db, target, true)) ?? notFound(`Not found in project ${target.project}`)
-  )
-}
-
-/** The 404 for the first of project, feature in project, environment (enabled) that is missing; 409 for an archived feature. */
-export async function findMissing (
-  db: Queryable,
-  target: Target,
-  environmentMustBeEnabled: boolean
-): Promise<ApiError | undefined> {
-  const { project, feature = '', environment = '' } = target
-  const found = await db
-    .selectNoFrom((eb) => [
-      eb.exists(eb.selectFrom('projects').select('id').where('id', '=', project)).as('project'),
-      eb.selectFrom('features').select('project_id').where('name', '=', feature).as('feature_project'),
-      eb.exists(eb.selectFrom('features').select('name').where('name', '=', feature).where('archived_at', 'is not', null)).as('archived'),
-      eb.exists(eb.selectFrom('environments').select('name').where('name', '=', environment)).as('environment'),
-      eb
-        .exists(
-          eb
-            .selectFrom('project_environments')
-            .select('project_id')
-            .where('project_id', '=', project)
-            .where('environment_name', '=', environment)
-        )
-        .as('enabled'),
-    ])
-    .executeTakeFirstOrThrow()
-  if (!found.project) return notFound(`Project ${project} does not exist`)
-  if (target.feature !== undefined && found.feature_project !== project) {
+export function absence (
+  presence: Presence,
+  target: { project: string; feature?: string; environment?: string },
+  { archivedIsFine = false, mustBeEnabled = true } = {}
+): ApiError | undefined {
+  const { project, feature, environment } = target
+  if (!presence.project) return notFound(`Project ${project} does not exist`)
+  if (feature !== undefined && presence.featureProject !== project) {
     return notFound(`Feature ${feature} does not exist in project ${project}`)
   }
-  if (target.feature !== undefined && found.archived) {
-    return new ApiError('FeatureArchivedError', `Feature ${feature} is archived; revive it first`)
-  }
-  if (target.environment !== undefined) {
-    if (!found.environment) return notFound(`Environment ${environment} does not exist`)
-    if (environmentMustBeEnabled && !found.enabled) {
-      return notFound(`Environment ${environment} is not enabled in project ${project}`)
-    }
+  if (feature !== undefined && presence.archived && !archivedIsFine) return archivedFeature(feature)
+  if (environment !== undefined) {
+    if (!presence.environment) return notFound(`Environment ${environment} does not exist`)
+    if (!presence.enabled && mustBeEnabled) return notFound(`Environment ${environment} is not enabled in project ${project}`)
   }
   return undefined
 }

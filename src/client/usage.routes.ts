@@ -4,7 +4,7 @@ import { ApiError } from '../errors.js'
 import { errorStatuses } from '../http/openapi.js'
 import { EmptyReply } from '../http/schemas.js'
 import { ClientMetrics, ClientRegistration } from './usage.schemas.js'
-import { recordMetrics, registerApplication } from './usage.store.js'
+import { pruneUsage, recordMetrics, registerInstance, type UsageLimits } from './usage.service.js'
 
 /**
  * At most `limit` usage reports per token per minute, per instance of this service: SDKs
@@ -34,8 +34,32 @@ export class UsageRate {
   }
 }
 
-export const usageRoutes: FastifyPluginAsyncTypebox<{ db: Database; ratePerMinute: number }> = async (app, { db, ratePerMinute }) => {
+interface Options {
+  db: Database
+  ratePerMinute: number
+  limits: UsageLimits
+  retentionDays: number
+}
+
+const PRUNE_EVERY_MS = 3_600_000
+
+export const usageRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { db, ratePerMinute, limits, retentionDays }) => {
   const rate = new UsageRate(ratePerMinute)
+
+  // Usage past its retention is deleted at start-up and every hour after, by every instance
+  // (deleting what another instance already deleted costs nothing).
+  let pruner: NodeJS.Timeout | undefined
+  const prune = () => {
+    pruneUsage(db, retentionDays).then(
+      (deleted) => app.log.debug({ deleted }, 'usage pruned'),
+      (err: unknown) => app.log.warn({ err }, 'usage pruning failed; it is tried again in an hour')
+    )
+  }
+  app.addHook('onReady', async () => {
+    prune()
+    pruner = setInterval(prune, PRUNE_EVERY_MS).unref()
+  })
+  app.addHook('onClose', async () => clearInterval(pruner))
 
   app.post(
     '/api/client/register',
@@ -45,7 +69,7 @@ export const usageRoutes: FastifyPluginAsyncTypebox<{ db: Database; ratePerMinut
         tags: ['Client API'],
         operationId: 'registerClientApplication',
         summary: 'An SDK instance announces itself',
-        description: 'Unleash\'s registration body, validated strictly (unknown members are refused). At most CLIENT_USAGE_RATE usage reports (registrations and metrics) per token per minute; more are 429.',
+        description: 'Unleash\'s registration body, validated strictly (unknown members are refused). An instance is recorded for its application (the app name reported with this token, its environment and projects): registrations through other tokens never replace it. Usage data, not a change: no event. A token may report CLIENT_MAX_APPLICATIONS applications and have CLIENT_MAX_INSTANCES instances (forgotten 48 hours after they were last seen); a new one past either is 400. At most CLIENT_USAGE_RATE usage reports (registrations and metrics) per token per minute; more are 429.',
         body: ClientRegistration,
         errors: errorStatuses(400, 403, 413, 415),
         response: { 202: EmptyReply },
@@ -53,7 +77,7 @@ export const usageRoutes: FastifyPluginAsyncTypebox<{ db: Database; ratePerMinut
     },
     async (request, reply) => {
       rate.take(request.token.name)
-      await registerApplication(db, request.token, request.body)
+      await registerInstance(db, request.token, request.body, limits)
       return reply.code(202).send()
     }
   )
@@ -67,7 +91,7 @@ export const usageRoutes: FastifyPluginAsyncTypebox<{ db: Database; ratePerMinut
         operationId: 'registerClientMetrics',
         summary: 'An SDK reports how often it evaluated each feature',
         description:
-          "Unleash's metrics body, validated strictly. Counts are added to hourly buckets per feature, environment (the token's) and application, with per-variant counts; features that do not exist, are archived or are outside the token's projects are ignored. The first evaluation moves a feature to the lifecycle stage pre-live (a non-production environment) or live (an environment of type production) at once. At most CLIENT_USAGE_RATE usage reports per token per minute; more are 429.",
+          "Unleash's metrics body, validated strictly. Counts are added to the server's current hour per feature and application (the app name with this token), with per-variant counts (at most 100 variant names per feature, application and hour); features that do not exist, are archived or are outside the token's projects are ignored. Hourly counts are kept USAGE_RETENTION_DAYS. The first evaluation moves a feature to the lifecycle stage pre-live (a non-production environment) or live (an environment of type production) at once, with the event feature-lifecycle-stage-entered; the counts themselves are usage data and record no event. A new application past CLIENT_MAX_APPLICATIONS is 400. At most CLIENT_USAGE_RATE usage reports per token per minute; more are 429.",
         body: ClientMetrics,
         errors: errorStatuses(400, 403, 413, 415),
         response: { 202: EmptyReply },
@@ -75,7 +99,7 @@ export const usageRoutes: FastifyPluginAsyncTypebox<{ db: Database; ratePerMinut
     },
     async (request, reply) => {
       rate.take(request.token.name)
-      await recordMetrics(db, request.token, request.body)
+      await recordMetrics(db, request.token, request.body, limits)
       return reply.code(202).send()
     }
   )

@@ -1,13 +1,26 @@
-import { Type } from '@sinclair/typebox'
+import { type TSchema, Type } from '@sinclair/typebox'
 import { Nullable } from '../http/schemas.js'
 
 const Text = (maxLength: number, description?: string) =>
   Type.String({ minLength: 1, maxLength, ...(description ? { description } : {}) })
 const Instant = Type.String({
-  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}(\\.\\d{1,9})?(Z|[+-]\\d{2}:\\d{2})$',
-  description: 'RFC 3339 date-time',
+  format: 'date-time',
+  maxLength: 64,
+  description: 'RFC 3339 date-time (a real one: no month 13, no hour 25)',
 })
 const Count = Type.Integer({ minimum: 0, maximum: 1_000_000_000_000 })
+
+/**
+ * An object whose member names are names (1–100 characters, as the index that stores them
+ * can hold) mapping to `value`. The limit sits in propertyNames: TypeBox's Record would drop
+ * a length limit given on its key.
+ */
+const NamedCounts = <T extends TSchema>(value: T, maxProperties: number, description: string) =>
+  Type.Record(Type.String(), value, {
+    maxProperties,
+    propertyNames: { minLength: 1, maxLength: 100 },
+    description,
+  })
 
 /** What every Unleash SDK sends about itself besides its name and instance. */
 const SdkFacts = {
@@ -38,7 +51,9 @@ export const ToggleCounts = Type.Object(
   {
     yes: Count,
     no: Count,
-    variants: Type.Optional(Type.Record(Type.String({ maxLength: 100 }), Count, { maxProperties: 100 })),
+    variants: Type.Optional(
+      NamedCounts(Count, 100, 'Evaluations per variant name (at most 100 names of at most 100 characters)')
+    ),
   },
   { additionalProperties: false }
 )
@@ -51,10 +66,11 @@ export const ClientMetrics = Type.Object(
       {
         start: Instant,
         stop: Instant,
-        toggles: Type.Record(Type.String({ maxLength: 100 }), ToggleCounts, {
-          maxProperties: 1000,
-          description: 'Evaluations per feature since the last report; unknown features are ignored',
-        }),
+        toggles: NamedCounts(
+          ToggleCounts,
+          1000,
+          'Evaluations per feature since the last report (at most 1000 names of at most 100 characters); unknown features are ignored'
+        ),
       },
       { additionalProperties: false }
     ),

@@ -72,13 +72,23 @@ export interface EventsTable {
   /** JSON text, as written. */
   data: ColumnType<string | null, string | null, never>
   pre_data: ColumnType<string | null, string | null, never>
+  /** xid8 of the transaction that wrote it (text); see clientStateVersion. */
+  txid: ColumnType<string, never, never>
 }
 
-export interface ClientApplicationsTable {
-  app_name: string
-  instance_id: string
-  environment: string
+export interface UsageApplicationsTable {
+  id: Generated<number>
   token_name: string
+  environment: string
+  /** The reporting token's project scope, JSON text. */
+  projects: string
+  app_name: string
+  last_seen_at: ColumnType<Date, Date | undefined, Date>
+}
+
+export interface UsageInstancesTable {
+  application_id: number
+  instance_id: string
   sdk_version: string | null
   /** JSON text */
   strategies: string
@@ -88,31 +98,23 @@ export interface ClientApplicationsTable {
 }
 
 /** Counts are BIGINT: pg returns them as strings. */
-type Counter = ColumnType<string, number, number | string>
+type Counter = ColumnType<string, number | string, number | string>
 
-export interface ClientMetricsTable {
+export interface UsageCountsTable {
   feature_name: string
-  environment: string
-  app_name: string
+  application_id: number
   hour: Date
   yes: Counter
   no: Counter
-  last_seen_at: ColumnType<Date, Date | undefined, Date>
-}
-
-export interface ClientMetricsVariantsTable {
-  feature_name: string
-  environment: string
-  app_name: string
-  hour: Date
-  variant: string
-  count: Counter
+  /** JSONB `{variant: count}`. */
+  variants: ColumnType<Record<string, number>, string, string>
+  last_seen_at: Date
 }
 
 export interface DB {
-  client_applications: ClientApplicationsTable
-  client_metrics: ClientMetricsTable
-  client_metrics_variants: ClientMetricsVariantsTable
+  usage_applications: UsageApplicationsTable
+  usage_instances: UsageInstancesTable
+  usage_counts: UsageCountsTable
   projects: ProjectsTable
   environments: EnvironmentsTable
   project_environments: ProjectEnvironmentsTable

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { Database } from '../db/types.js'
 import { errorStatuses } from '../http/openapi.js'
-import { Nullable, Timestamp, UrlFriendly } from '../http/schemas.js'
+import { Nullable, QueryText, Timestamp, UrlFriendly } from '../http/schemas.js'
 import { EVENTS_PAGE_BYTES, listEvents } from './events.store.js'
 
 const MAX_PAGE = 500
@@ -23,7 +23,7 @@ const EventsQuery = Type.Object({
   project: Type.Optional(UrlFriendly('Only events of this project')),
   feature: Type.Optional(UrlFriendly('Only events of this feature')),
   environment: Type.Optional(UrlFriendly('Only events of this environment')),
-  type: Type.Optional(Type.String({ description: 'Only events of this type' })),
+  type: Type.Optional(QueryText({ maxLength: 100, description: 'Only events of this type' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 100 })),
   cursor: Type.Optional(
     Type.String({ pattern: '^[0-9]{1,18}$', description: 'nextCursor of the previous page' })

@@ -1,4 +1,4 @@
-import { type ExpressionBuilder, sql } from 'kysely'
+import { type ExpressionBuilder, sql, type Transaction } from 'kysely'
 import { ALL, isAdmin, type TokenScope } from '../auth/tokens.js'
 import type { DB, Queryable } from '../db/types.js'
 
@@ -15,6 +15,8 @@ export type EventType =
   | 'feature-revived'
   | 'api-token-created'
   | 'api-token-deleted'
+  | 'project-environment-added'
+  | 'feature-lifecycle-stage-entered'
 
 /** JSON already serialised, so that a large document is serialised once for its row, its event and the reply. */
 export type JsonText = string & { readonly jsonText: unique symbol }
@@ -56,9 +58,30 @@ export const eventRow = (event: NewEvent) => ({
   pre_data: event.preData ?? null,
 })
 
-/** Call inside the transaction that makes the change, so the event exists exactly when it does. */
-export async function insertEvent (db: Queryable, event: NewEvent): Promise<void> {
-  await db.insertInto('events').values(eventRow(event)).execute()
+/**
+ * Inserts the events of a change. Only the change's own transaction calls it (through
+ * writeChange in events.service.ts), so an event exists exactly when its change does.
+ */
+export async function insertEvents (trx: Transaction<DB>, events: readonly NewEvent[]): Promise<void> {
+  await trx.insertInto('events').values(events.map(eventRow)).execute()
+}
+
+/**
+ * The version of everything readers see, commit-ordered: the newest transaction id among the
+ * events written by transactions older than the oldest one still running. Every transaction
+ * below that horizon has ended, so no change can later commit beneath a version already
+ * reported, on this instance or any other; a change still in flight holds the version back
+ * until it ends. One index lookup.
+ */
+export async function committedVersion (db: Queryable): Promise<string> {
+  const row = await db
+    .selectFrom('events')
+    .select('txid')
+    .where('txid', '<', sql<string>`pg_snapshot_xmin(pg_current_snapshot())`)
+    .orderBy('txid', 'desc')
+    .limit(1)
+    .executeTakeFirst()
+  return row?.txid ?? '0'
 }
 
 export interface EventFilter {
@@ -151,31 +174,3 @@ export async function listEvents (
     })),
   }
 }
-
-/**
- * The event as the select list of an `INSERT INTO events … SELECT … FROM <cte>` (a change and
- * its event in one statement). JSON members are cast, as a SELECT list gives parameters no
- * type of their own.
- */
-export function eventSelection (event: NewEvent) {
-  const row = eventRow(event)
-  return <D, T extends keyof D>(eb: ExpressionBuilder<D, T>) => [
-    eb.val(row.type).as('type'),
-    eb.val(row.created_by).as('created_by'),
-    eb.cast<string | null>(eb.val(row.project), 'text').as('project'),
-    eb.cast<string | null>(eb.val(row.feature_name), 'text').as('feature_name'),
-    eb.cast<string | null>(eb.val(row.environment), 'text').as('environment'),
-    eb.cast<string | null>(eb.val(row.data), 'json').as('data'),
-    eb.cast<string | null>(eb.val(row.pre_data), 'json').as('pre_data'),
-  ]
-}
-
-export const EVENT_COLUMNS = [
-  'type',
-  'created_by',
-  'project',
-  'feature_name',
-  'environment',
-  'data',
-  'pre_data',
-] as const

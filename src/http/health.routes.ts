@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { Database } from '../db/types.js'
 import { ApiError } from '../errors.js'
+import { pingDatabase } from './health.store.js'
 
 export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
   app.get(
@@ -26,6 +27,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (
         tags: ['Operations'],
         operationId: 'getReady',
         summary: 'The database answers and the process is not shutting down (no token); 503 otherwise',
+        description: 'Busy is not unready: while every database connection is in use and requests queue for one, this answers 200; only an unreachable database (or shutting down) is 503.',
         errors: [503],
         response: { 200: Type.Object({ status: Type.Literal('ready') }) },
       },
@@ -33,8 +35,12 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (
     async () => {
       if (app.draining) throw new ApiError('ServiceUnavailableError', 'Shutting down')
       try {
-        await db.selectNoFrom((eb) => eb.val(1).as('one')).execute()
-      } catch {
+        await pingDatabase(db)
+      } catch (error) {
+        // Every connection in use and the queue full is load, not an outage: the database was
+        // reached a moment ago by the requests holding them. A load balancer that took busy
+        // instances out would take them all out at once.
+        if (error instanceof ApiError && error.errorName === 'TooManyRequestsError') return { status: 'ready' as const }
         throw new ApiError('ServiceUnavailableError', 'The database is not reachable')
       }
       return { status: 'ready' as const }

@@ -15,8 +15,8 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as 
  *
  * Call it before the API routes are registered (it watches them being added), and call the
  * function it returns after: that adds, for every API path, one hidden route taking the
- * methods the path lacks. Those routes need a valid token like any other, so that without
- * one the answer stays 401 and reveals nothing about which paths exist.
+ * methods the path lacks. Those routes need a valid token (of any type) like any other, so that
+ * without one the answer stays 401 and reveals nothing about which paths exist.
  */
 export function methodNotAllowed (app: FastifyInstance): () => void {
   const paths = new Map<string, Set<string>>()
@@ -37,7 +37,7 @@ export function methodNotAllowed (app: FastifyInstance): () => void {
       app.route({
         method: missing,
         url,
-        config: { access: 'token', methodNotAllowed: true },
+        config: { access: 'any', methodNotAllowed: true },
         schema: { hide: true },
         handler: async (request) => {
           throw new ApiError('MethodNotAllowedError', `${request.method} is not allowed on ${url}; it allows ${allow}`, [], {

@@ -38,3 +38,18 @@ export const responseHeader = (description: string, always = false) => ({
   description,
   ...(always ? { 'x-always': true } : {}),
 })
+
+/**
+ * A member that must not be there (in a conditional: "not on a client token"). Validation
+ * refuses it with `message` after its path; the document shows it as `not: {}`.
+ */
+export const Refused = (message: string) => ({ not: {}, description: message })
+
+/**
+ * Free text in a query string or header: what the database can store, so no NUL character and
+ * no lone UTF-16 surrogate (the request guard refuses both with a 400 naming the parameter;
+ * the pattern says so in the document).
+ */
+export const STORABLE_TEXT_PATTERN = '^[^\\u0000\\uD800-\\uDFFF]*$'
+export const QueryText = (options: { maxLength?: number; minLength?: number; description: string }) =>
+  Type.String({ ...options, pattern: STORABLE_TEXT_PATTERN })

@@ -4,9 +4,7 @@ import type { Database } from '../db/types.js'
 import { errorStatuses } from '../http/openapi.js'
 import { EmptyReply, FeatureParams } from '../http/schemas.js'
 import { FeatureLifecycleCompleted, LifecycleStage } from './lifecycle.schemas.js'
-import { completeFeature, uncompleteFeature } from './lifecycle.service.js'
-import { listStages } from './lifecycle.store.js'
-import { lastEvaluated } from '../client/usage.store.js'
+import { completeFeature, featureLifecycle, uncompleteFeature } from './lifecycle.service.js'
 
 export const lifecycleRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
   app.post(
@@ -63,17 +61,13 @@ export const lifecycleRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asyn
         tags: ['Lifecycle'],
         operationId: 'getFeatureLifecycle',
         summary: 'The lifecycle stages a feature is in, oldest first',
-        description: 'Stages: initial (created), pre-live (first evaluated by an SDK outside production), live (first evaluated in a production-type environment), completed, archived. A completed stage also lists when each environment last evaluated the feature.',
+        description: 'Stages: initial (created), pre-live (first evaluated by an SDK outside production), live (first evaluated in a production-type environment), completed, archived. A completed stage also lists when each environment the token covers last evaluated the feature. Stages only move forward: usage never moves a feature that is live, completed or archived; completed is left only by uncomplete, archived only by revive.',
         params: FeatureParams,
         errors: errorStatuses(400, 403, 404),
         response: { 200: Type.Array(LifecycleStage) },
       },
     },
-    async (request) => {
-      const stages = await listStages(db, { project: request.params.projectId, feature: request.params.featureName })
-      const completed = stages.find((s) => s.stage === 'completed')
-      if (completed) completed.lastEvaluated = await lastEvaluated(db, request.params.featureName)
-      return stages
-    }
+    async (request) =>
+      featureLifecycle(db, { project: request.params.projectId, feature: request.params.featureName }, request.token)
   )
 }

@@ -1,55 +1,109 @@
+import { ALL, type TokenScope } from '../auth/tokens.js'
+import { lockFeature, lockFeaturesByName, requirePresent } from '../catalog/features.store.js'
+import type { FeatureRef } from '../catalog/missing.js'
+import { lastEvaluated } from '../client/usage.store.js'
 import type { Database } from '../db/types.js'
+import { type Change, writeChange } from '../events/events.service.js'
 import { toJsonText } from '../events/events.store.js'
-import {
-  type Completion,
-  deleteCompletion,
-  type FeatureRef,
-  lockFeature,
-  readCompletion,
-  writeCompletion,
-} from './lifecycle.store.js'
+import type { LifecycleStage } from './lifecycle.schemas.js'
+import { deleteStage, insertStage, listStages, readStages, readStagesOf, updateCompletion } from './lifecycle.store.js'
+import { type Completion, type LifecycleTrigger, nextStep, type StageStep } from './stages.js'
 
-const eventData = (c: Completion) =>
+const completionData = (c: Completion) =>
   toJsonText({ status: c.status, statusValue: c.statusValue, kept: c.status === 'kept' })
 
 /**
- * Marks the feature completed with these values. The owner of the transaction: the feature's
- * row lock is held from reading the current completion to the commit, so concurrent
- * completions serialise and each event's preData is what the one before it wrote. The same
- * values again change nothing and record nothing; different values replace the old ones,
- * which the event carries as preData.
+ * The one place lifecycle stages are written: applies the rule (nextStep) to the stages the
+ * feature has entered, writes the step and records its event. The caller holds the feature's
+ * row lock (lockFeature), so that concurrent triggers apply one after the other and every
+ * step is decided on what the previous one left. `environment` is where an evaluation happened.
+ */
+export async function transition (
+  change: Change,
+  ref: FeatureRef,
+  trigger: LifecycleTrigger,
+  createdBy: string,
+  environment?: string
+): Promise<StageStep> {
+  const { trx, record } = change
+  const step = nextStep(await readStages(trx, ref.feature), trigger)
+  const event = { createdBy, project: ref.project, featureName: ref.feature }
+  switch (step.kind) {
+    case 'none':
+      break
+    case 'enter':
+      await insertStage(trx, ref.feature, step.stage, step.completion)
+      if (step.completion) {
+        record({ ...event, type: 'feature-completed', data: completionData(step.completion) })
+      } else if (trigger.kind === 'evaluated') {
+        record({ ...event, type: 'feature-lifecycle-stage-entered', environment, data: toJsonText({ stage: step.stage }) })
+      }
+      break
+    case 'update-completion':
+      await updateCompletion(trx, ref.feature, step.completion)
+      record({ ...event, type: 'feature-completed', data: completionData(step.completion), preData: completionData(step.previous) })
+      break
+    case 'leave':
+      await deleteStage(trx, ref.feature, step.stage)
+      if (step.previous) record({ ...event, type: 'feature-uncompleted', preData: completionData(step.previous) })
+      break
+  }
+  return step
+}
+
+/**
+ * Marks the feature completed with these values (archived features too). Completing again
+ * with the same values changes nothing and records nothing; other values replace them, with
+ * the previous ones as the event's preData.
  */
 export function completeFeature (db: Database, ref: FeatureRef, completion: Completion, createdBy: string) {
-  return db.transaction().execute(async (trx) => {
-    await lockFeature(trx, ref)
-    const previous = await readCompletion(trx, ref.feature)
-    if (previous?.status === completion.status && previous.statusValue === completion.statusValue) return
-    await writeCompletion(trx, ref.feature, completion, {
-      type: 'feature-completed',
-      createdBy,
-      project: ref.project,
-      featureName: ref.feature,
-      data: eventData(completion),
-      ...(previous && { preData: eventData(previous) }),
-    })
+  return writeChange(db, async (change) => {
+    await lockFeature(change.trx, ref, true)
+    await transition(change, ref, { kind: 'complete', completion }, createdBy)
+  })
+}
+
+/** Leaves the completed stage; a feature that is not completed is left as it is, with no event. */
+export function uncompleteFeature (db: Database, ref: FeatureRef, createdBy: string) {
+  return writeChange(db, async (change) => {
+    await lockFeature(change.trx, ref, true)
+    await transition(change, ref, { kind: 'uncomplete' }, createdBy)
   })
 }
 
 /**
- * Leaves the completed stage, under the same lock; a feature that is not completed is left
- * as it is, with no event.
+ * Moves features along their lifecycle after an SDK evaluated them in an environment. Only
+ * features whose stage would change are locked (in name order, so that concurrent reports
+ * cannot deadlock), and the rule is applied again under the lock.
  */
-export function uncompleteFeature (db: Database, ref: FeatureRef, createdBy: string) {
-  return db.transaction().execute(async (trx) => {
-    await lockFeature(trx, ref)
-    const previous = await readCompletion(trx, ref.feature)
-    if (!previous) return
-    await deleteCompletion(trx, ref.feature, {
-      type: 'feature-uncompleted',
-      createdBy,
-      project: ref.project,
-      featureName: ref.feature,
-      preData: eventData(previous),
-    })
+export async function moveOnEvaluation (
+  db: Database,
+  features: readonly string[],
+  environment: { name: string; production: boolean },
+  createdBy: string
+) {
+  const trigger = { kind: 'evaluated', production: environment.production } as const
+  const stages = await readStagesOf(db, features)
+  const candidates = features.filter((f) => nextStep(stages.get(f) ?? [], trigger).kind !== 'none')
+  if (candidates.length === 0) return
+  await writeChange(db, async (change) => {
+    for (const locked of await lockFeaturesByName(change.trx, candidates)) {
+      await transition(change, locked, trigger, createdBy, environment.name)
+    }
   })
+}
+
+/**
+ * The stages the feature entered, oldest first; the completed stage lists when each
+ * environment the token covers last evaluated it.
+ */
+export async function featureLifecycle (db: Database, ref: FeatureRef, token: TokenScope): Promise<LifecycleStage[]> {
+  await requirePresent(db, ref)
+  const stages = await listStages(db, ref.project, ref.feature)
+  const completed = stages.find((s) => s.stage === 'completed')
+  if (completed) {
+    const environments = token.environments.includes(ALL) ? undefined : token.environments
+    completed.lastEvaluated = await lastEvaluated(db, ref.feature, environments)
+  }
+  return stages
 }

@@ -10,8 +10,7 @@ import { FeatureEnvironmentParams, FeatureParams, responseHeader, UrlFriendly } 
 import { applyPatches } from './json-patch.js'
 import { validateVariants } from './variants.js'
 import { FeatureVariants, PatchOperation, VariantInput, VariantsQuery } from './variants.schemas.js'
-import { type ChangeResult, changeVariants, changeVariantsInEnvironments, etagOf, type VariantsRule } from './variants.service.js'
-import { readVariants } from './variants.store.js'
+import { type ChangeResult, changeVariants, changeVariantsInEnvironments, etagOf, readVariants, type VariantsRule } from './variants.service.js'
 
 type Options = {
   db: Database

@@ -1,14 +1,18 @@
+import { lockFeatureEnvironment, readFeatureEnvironment } from '../catalog/features.store.js'
+import type { FeatureEnvironmentRef, FeatureRef } from '../catalog/missing.js'
 import type { Database } from '../db/types.js'
 import { ApiError } from '../errors.js'
+import { writeChange } from '../events/events.service.js'
 import { jsonMember, type NewEvent } from '../events/events.store.js'
+import { ifMatchHolds, strongEtag } from '../http/etag.js'
 import type { ValidVariants } from './variants.js'
-import {
-  type FeatureEnvironmentRef,
-  lockVariants,
-  readVariants,
-  type StoredVariants,
-  writeVariants,
-} from './variants.store.js'
+import { updateVariants } from './variants.store.js'
+
+export interface StoredVariants {
+  /** The variants as stored: JSON text in the form serializeVariants makes. */
+  json: string
+  revision: number
+}
 
 export interface ChangeRequest {
   /** The If-Match header, if sent. */
@@ -28,27 +32,13 @@ export interface ChangeResult {
 /** What a change does to the variants: PATCH applies operations, PUT replaces them. */
 export type VariantsRule = (stored: StoredVariants) => ValidVariants
 
-export const etagOf = (revision: number) => `"${revision}"`
-
-/** RFC 9110 If-Match: `*` or a list of strong entity tags; weak tags never match. */
-export function ifMatchSatisfied (header: string, revision: number): boolean {
-  const current = etagOf(revision)
-  return header.split(',').some((tag) => {
-    const t = tag.trim()
-    return t === '*' || t === current
-  })
-}
+export const etagOf = (revision: number) => strongEtag(revision)
 
 type Plan = { result: ChangeResult; write?: undefined } | { result: ChangeResult; write: NewEvent }
 
 /** Checks If-Match, applies the rule, and decides whether anything is to be written. */
-function plan (
-  ref: FeatureEnvironmentRef,
-  stored: StoredVariants,
-  rule: VariantsRule,
-  request: ChangeRequest
-): Plan {
-  if (request.ifMatch !== undefined && !ifMatchSatisfied(request.ifMatch, stored.revision)) {
+function plan (ref: FeatureEnvironmentRef, stored: StoredVariants, rule: VariantsRule, request: ChangeRequest): Plan {
+  if (request.ifMatch !== undefined && !ifMatchHolds(request.ifMatch, etagOf(stored.revision))) {
     throw new ApiError(
       'PreconditionFailedError',
       `If-Match ${request.ifMatch} does not match the current ETag ${etagOf(stored.revision)}`
@@ -71,14 +61,20 @@ function plan (
   }
 }
 
+const storedOf = (state: { variants: string; revision: number }): StoredVariants => ({ json: state.variants, revision: state.revision })
+
+/** The stored variants and their revision (404/409 as a write would answer). */
+export async function readVariants (db: Database, ref: FeatureEnvironmentRef): Promise<StoredVariants> {
+  return storedOf(await readFeatureEnvironment(db, ref))
+}
+
 /**
- * The write path of PATCH and PUT, and the owner of its transaction.
- *
- * A dry run reads without a lock and writes nothing. A change runs in one transaction: lock
- * the feature-environment row, apply the rule to what is stored, and store the result with
- * its event in one statement. The row lock makes concurrent writers (on one instance or
- * several) queue instead of losing updates, and If-Match is checked against the locked
- * revision. A result equal to the stored variants writes nothing and records no event.
+ * The write path of PATCH and PUT. A dry run reads without a lock and writes nothing. A
+ * change locks the feature and its feature-environment, applies the rule to what is stored,
+ * and writes the result with its event: concurrent writers (on one instance or several) queue
+ * on the lock instead of losing updates, If-Match is checked against the locked revision, and
+ * no write lands on an archived feature. A result equal to the stored variants writes nothing
+ * and records no event.
  *
  * Why not optimistic (read, then write guarded by the revision, lock only on a miss): it
  * saves two round trips when writes are spread over many rows, but on a busy row most
@@ -93,40 +89,46 @@ export async function changeVariants (
   request: ChangeRequest
 ): Promise<ChangeResult> {
   if (request.dryRun) return plan(ref, await readVariants(db, ref), rule, request).result
-  return db.transaction().execute(async (trx) => {
-    const locked = await lockVariants(trx, ref)
-    const change = plan(ref, locked, rule, request)
-    if (change.write) await writeVariants(trx, ref, change.result.json, change.write)
+  return writeChange(db, async ({ trx, record }) => {
+    const change = plan(ref, storedOf(await lockFeatureEnvironment(trx, ref)), rule, request)
+    if (change.write) {
+      await updateVariants(trx, ref, change.result.json)
+      record(change.write)
+    }
     return change.result
   })
 }
 
 /**
  * PUT variants-batch: the same variants in several environments of one feature, in one
- * transaction. The rows are locked in name order, so that two batches over the same
- * environments cannot deadlock; when one cannot be found, the 404 names the first missing
- * environment in the order sent. Each environment gets its own revision and event; one whose
- * variants are already these is left alone. Nothing is written if anything is refused.
+ * transaction. The feature-environments are locked in name order (after the feature, as
+ * always), so that two batches cannot deadlock; when one cannot be found, the 404 names the
+ * first missing environment in the order sent. Each environment gets its own revision and
+ * event; one whose variants are already these is left alone. Nothing is written if anything
+ * is refused.
  */
-export async function changeVariantsInEnvironments (
+export function changeVariantsInEnvironments (
   db: Database,
-  feature: Omit<FeatureEnvironmentRef, 'environment'>,
+  feature: FeatureRef,
   environments: readonly string[],
   rule: VariantsRule,
   createdBy: string
 ): Promise<string> {
   const refs = environments.map((environment) => ({ ...feature, environment }))
   const request = { ifMatch: undefined, dryRun: false, createdBy }
-  return db.transaction().execute(async (trx) => {
+  return writeChange(db, async ({ trx, record }) => {
     let json = '[]'
     for (const ref of [...refs].sort((a, b) => (a.environment < b.environment ? -1 : 1))) {
-      const locked = await lockVariants(trx, ref).catch(async (error: unknown) => {
+      const locked = await lockFeatureEnvironment(trx, ref).catch(async (error: unknown) => {
         // Only on refusal: explain the first environment, in the order sent, that is missing.
-        for (const sent of refs) await readVariants(trx, sent)
+        for (const sent of refs) await readFeatureEnvironment(trx, sent)
         throw error
       })
-      const change = plan(ref, locked, rule, request)
-      if (change.write) await writeVariants(trx, ref, change.result.json, change.write)
+      const change = plan(ref, storedOf(locked), rule, request)
+      if (change.write) {
+        await updateVariants(trx, ref, change.result.json)
+        record(change.write)
+      }
       json = change.result.json
     }
     return json

@@ -11,8 +11,8 @@ interface Weighted {
 /**
  * Unleash's traffic rule: fixed variants keep their weight, variable variants share what is
  * left (1000 minus the fixed sum) equally, the first ones in array order taking the remainder.
- * Returns new objects in the same order. Refusals carry Unleash's sentence as the first
- * detail (Unleash clients read details[0].message) and the specific one after it.
+ * Returns new objects in the same order. Refusals carry exactly one detail, as Unleash's do:
+ * Unleash's sentence (its clients read details[0].message), placed at the variants array.
  */
 export function distributeWeights<T extends Weighted> (variants: T[]): T[] {
   if (variants.length === 0) return []
@@ -23,16 +23,10 @@ export function distributeWeights<T extends Weighted> (variants: T[]): T[] {
     else fixedSum += v.weight
   }
   if (variableCount === 0) {
-    throw new RuleError('variants', [
-      problem('There must be at least one "variable" variant'),
-      problem(`All ${variants.length} variants have weightType "fix"; at least one must be "variable" to take the rest of the ${TOTAL_WEIGHT}`),
-    ])
+    throw new RuleError('variants', [problem('There must be at least one "variable" variant', '')])
   }
   if (fixedSum > TOTAL_WEIGHT) {
-    throw new RuleError('variants', [
-      problem('The traffic distribution total must equal 100%'),
-      problem(`The fixed weights add up to ${fixedSum}, more than ${TOTAL_WEIGHT}`),
-    ])
+    throw new RuleError('variants', [problem('The traffic distribution total must equal 100%', '')])
   }
   const left = TOTAL_WEIGHT - fixedSum
   const share = Math.floor(left / variableCount)

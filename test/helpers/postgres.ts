@@ -186,12 +186,16 @@ export interface RestartablePostgres {
   destroy(): Promise<void>
 }
 
+/** Why no PostgreSQL of a test's own can be stopped and started here. */
+export const NO_RESTARTABLE_POSTGRES =
+  'This test stops and starts a PostgreSQL of its own: it needs a container runtime that Testcontainers can reach (Docker or Podman), or local PostgreSQL server binaries (apt-get install postgresql, or PG_BIN). Neither was found.'
+
 /**
  * A container when a runtime answers (stopped and started through the runtime, on a fixed
  * host port so that the URL stays the same), else a cluster from local binaries; with
- * neither, an error naming both.
+ * neither, undefined (the caller skips, saying NO_RESTARTABLE_POSTGRES).
  */
-export async function restartablePostgres (): Promise<RestartablePostgres> {
+export async function restartablePostgres (): Promise<RestartablePostgres | undefined> {
   const { getContainerRuntimeClient } = await import('testcontainers')
   const runtime = await getContainerRuntimeClient().catch(() => undefined)
   if (runtime) {
@@ -221,11 +225,7 @@ export async function restartablePostgres (): Promise<RestartablePostgres> {
     }
   }
   const bin = findPostgresBinaries()
-  if (!bin) {
-    throw new Error(
-      'This test stops and starts a PostgreSQL of its own: it needs a container runtime that Testcontainers can reach (Docker or Podman), or local PostgreSQL server binaries (apt-get install postgresql, or PG_BIN). Neither was found.'
-    )
-  }
+  if (!bin) return undefined
   const cluster = new LocalCluster(bin)
   await cluster.start()
   return {

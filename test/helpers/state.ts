@@ -57,9 +57,9 @@ const TABLES = [
   'feature_lifecycles',
   'api_tokens',
   'events',
-  'client_applications',
-  'client_metrics',
-  'client_metrics_variants',
+  'usage_applications',
+  'usage_instances',
+  'usage_counts',
 ] as const
 
 /**

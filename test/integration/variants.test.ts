@@ -187,11 +187,11 @@ describe('PATCH variants: refusals leave everything as it was', () => {
     await unchanged()
   })
 
-  it('400 for no variable variant and for fixed weights over 1000', async () => {
+  it('400 for no variable variant and for fixed weights over 1000: one detail each, as Unleash', async () => {
     const none = await patch([{ op: 'replace', path: '/0/weightType', value: 'fix' }])
-    expect(expectProblem(none, 400, 'BadDataError').message).toBe('There must be at least one "variable" variant')
+    expect(expectProblem(none, 400, 'BadDataError').details).toEqual([{ path: '/variants', message: 'There must be at least one "variable" variant' }])
     const over = await patch([add({ name: 'f1', weight: 600, weightType: 'fix' }), add({ name: 'f2', weight: 401, weightType: 'fix' })])
-    expect(expectProblem(over, 400, 'BadDataError').message).toBe('The traffic distribution total must equal 100%')
+    expect(expectProblem(over, 400, 'BadDataError').details).toEqual([{ path: '/variants', message: 'The traffic distribution total must equal 100%' }])
     await unchanged()
   })
 

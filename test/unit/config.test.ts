@@ -17,13 +17,16 @@ describe('loadConfig', () => {
       bodyLimit: 1048576,
       maxPatchOperations: 1000,
       maxVariants: 1000,
-      maxVariantsBytes: 1048576,
+      maxVariantsBytes: 1048576 + 64 * 1000,
       requestTimeoutMs: 30000,
       connectionTimeoutMs: 120000,
       metricsEnabled: true,
       tokenCacheMs: 1000,
       clientStateCacheMs: 1000,
       clientUsageRate: 1000,
+      clientMaxApplications: 50,
+      clientMaxInstances: 1000,
+      usageRetentionDays: 30,
       shutdownDelayMs: 500,
     })
   })
@@ -57,6 +60,14 @@ describe('loadConfig', () => {
     } catch (error) {
       expect((error as Error).message).not.toContain('\n')
     }
+  })
+
+  it('derives the variants byte limit so that any document a request can carry is storable, and refuses a smaller one', () => {
+    expect(loadConfig({ BODY_LIMIT: '2000', MAX_VARIANTS: '10' }).maxVariantsBytes).toBe(2000 + 640)
+    expect(loadConfig({ BODY_LIMIT: '2000', MAX_VARIANTS: '10', MAX_VARIANTS_BYTES: '5000' }).maxVariantsBytes).toBe(5000)
+    expect(() => loadConfig({ MAX_VARIANTS_BYTES: '1048576' })).toThrowError(
+      /MAX_VARIANTS_BYTES=1048576 is invalid \(must be at least BODY_LIMIT \+ 64 × MAX_VARIANTS = 1112576/
+    )
   })
 
   it('never prints a password or a secret in a configuration error', () => {

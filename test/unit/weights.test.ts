@@ -38,13 +38,16 @@ describe('distributeWeights', () => {
     expect(weights(distributeWeights(input))).toEqual(out)
   })
 
-  it('refuses a non-empty list with no variable variant', () => {
-    expect(() => distributeWeights([v('fix', 1000)])).toThrowError(
-      'There must be at least one "variable" variant'
-    )
+  it('refuses a non-empty list with no variable variant with one detail, as Unleash', () => {
+    expect(() => distributeWeights([v('fix', 1000)])).toThrowError('There must be at least one "variable" variant')
+    try {
+      distributeWeights([v('fix', 1000)])
+    } catch (error) {
+      expect((error as RuleError).toApiError('/body').details).toEqual([{ path: '/body', message: 'There must be at least one "variable" variant' }])
+    }
   })
 
-  it('refuses fixed weights over 1000, Unleash\'s sentence first and the sum after it', () => {
+  it('refuses fixed weights over 1000 with one detail, as Unleash: its sentence, at the variants', () => {
     try {
       distributeWeights([v('fix', 600), v('fix', 401), v('variable')])
       expect.unreachable()
@@ -52,10 +55,7 @@ describe('distributeWeights', () => {
       expect(error).toBeInstanceOf(RuleError)
       const apiError = (error as RuleError).toApiError('/variants')
       expect(apiError.status).toBe(400)
-      expect(apiError.details.map((d) => d.message)).toEqual([
-        'The traffic distribution total must equal 100%',
-        'The fixed weights add up to 1001, more than 1000',
-      ])
+      expect(apiError.details).toEqual([{ path: '/variants', message: 'The traffic distribution total must equal 100%' }])
     }
   })
 

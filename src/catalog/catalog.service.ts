@@ -1,0 +1,135 @@
+import type { Static } from '@sinclair/typebox'
+import type { TokenScope } from '../auth/tokens.js'
+import type { Database } from '../db/types.js'
+import { notFound } from '../errors.js'
+import { writeChange } from '../events/events.service.js'
+import { toJsonText } from '../events/events.store.js'
+import { currentStage } from '../lifecycle/lifecycle.store.js'
+import { transition } from '../lifecycle/lifecycle.service.js'
+import type { NewEnvironment, NewFeature, NewProject } from './catalog.schemas.js'
+import {
+  addProjectEnvironment,
+  findFeature,
+  findProject,
+  insertEnvironment,
+  insertFeature,
+  insertProject,
+  listEnvironments,
+  listFeatures,
+  listProjects,
+  setArchived,
+  setEnvironmentEnabled,
+} from './catalog.store.js'
+import { lockFeature, lockFeatureEnvironment, lockFeatures, requirePresent } from './features.store.js'
+import type { FeatureEnvironmentRef, FeatureRef } from './missing.js'
+
+export const projects = (db: Database, token: TokenScope) => listProjects(db, token)
+
+export async function project (db: Database, id: string) {
+  const found = await findProject(db, id)
+  if (!found) throw notFound(`Project ${id} does not exist`)
+  return found
+}
+
+export function createProject (db: Database, body: Static<typeof NewProject>, createdBy: string) {
+  return writeChange(db, async ({ trx, record }) => {
+    const created = await insertProject(trx, body)
+    record({ type: 'project-created', createdBy, project: created.id, data: toJsonText(body) })
+    return created
+  })
+}
+
+export const environments = (db: Database) => listEnvironments(db)
+
+export function createEnvironment (db: Database, body: Static<typeof NewEnvironment>, createdBy: string) {
+  return writeChange(db, async ({ trx, record }) => {
+    const created = await insertEnvironment(trx, body)
+    record({ type: 'environment-created', createdBy, environment: created.name, data: toJsonText(body) })
+    return created
+  })
+}
+
+/** Enables an environment in a project (project-environment-added); enabling it again changes nothing. */
+export async function enableEnvironment (db: Database, project: string, environment: string, createdBy: string) {
+  // Projects and environments are never removed: checked once, they stay there.
+  await requirePresent(db, { project, environment }, false)
+  await writeChange(db, async ({ trx, record }) => {
+    if (await addProjectEnvironment(trx, project, environment)) {
+      record({ type: 'project-environment-added', createdBy, project, environment, data: toJsonText({ environment }) })
+    }
+  })
+}
+
+/** Creates a feature: its feature-environments (off, no variants), the stage initial, feature-created. */
+export async function createFeature (db: Database, project: string, body: Static<typeof NewFeature>, createdBy: string) {
+  await requirePresent(db, { project })
+  return writeChange(db, async (change) => {
+    const created = await insertFeature(change.trx, project, body)
+    await transition(change, { project, feature: created.name }, { kind: 'created' }, createdBy)
+    change.record({
+      type: 'feature-created',
+      createdBy,
+      project,
+      featureName: created.name,
+      data: toJsonText({ name: created.name, description: created.description, type: created.type }),
+    })
+    return created
+  })
+}
+
+export async function features (db: Database, project: string) {
+  const list = await listFeatures(db, project)
+  if (list.length === 0) await requirePresent(db, { project })
+  return list
+}
+
+/** A feature with its current lifecycle stage and the environments the token may see. */
+export async function featureDetails (db: Database, ref: FeatureRef, token: TokenScope) {
+  const found = await findFeature(db, ref.project, ref.feature, token)
+  if (!found) {
+    await requirePresent(db, ref)
+    throw notFound(`Feature ${ref.feature} does not exist in project ${ref.project}`)
+  }
+  return { ...found, lifecycle: await currentStage(db, ref.feature) }
+}
+
+/**
+ * Switches a feature on or off in one environment. Switching to the state it is in changes
+ * nothing and records no event.
+ */
+export function setFeatureEnabled (db: Database, ref: FeatureEnvironmentRef, enabled: boolean, createdBy: string) {
+  return writeChange(db, async ({ trx, record }) => {
+    const state = await lockFeatureEnvironment(trx, ref)
+    if (state.enabled === enabled) return
+    await setEnvironmentEnabled(trx, ref, enabled)
+    record({
+      type: enabled ? 'feature-environment-enabled' : 'feature-environment-disabled',
+      createdBy,
+      project: ref.project,
+      featureName: ref.feature,
+      environment: ref.environment,
+    })
+  })
+}
+
+/** Archives a feature (stage archived, feature-archived); archiving an archived feature changes nothing. */
+export function archiveFeature (db: Database, ref: FeatureRef, createdBy: string) {
+  return writeChange(db, async (change) => {
+    if (await lockFeature(change.trx, ref, true)) return
+    await setArchived(change.trx, ref.feature, true)
+    await transition(change, ref, { kind: 'archive' }, createdBy)
+    change.record({ type: 'feature-archived', createdBy, project: ref.project, featureName: ref.feature })
+  })
+}
+
+/** Revives features of a project, all or none: each archived one records feature-revived. */
+export function reviveFeatures (db: Database, project: string, names: readonly string[], createdBy: string) {
+  return writeChange(db, async (change) => {
+    for (const { name, archived } of await lockFeatures(change.trx, project, names)) {
+      if (!archived) continue
+      await setArchived(change.trx, name, false)
+      await transition(change, { project, feature: name }, { kind: 'revive' }, createdBy)
+      change.record({ type: 'feature-revived', createdBy, project, featureName: name })
+    }
+  })
+}

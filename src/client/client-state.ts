@@ -1,0 +1,39 @@
+import type { Database } from '../db/types.js'
+import { committedVersion } from '../events/events.store.js'
+
+/** Answers kept, by ETag: a poll whose answer was built recently costs no query but the version. */
+const RECENT_ANSWERS = 64
+
+/**
+ * The client API's caches, in one place. The state version (see committedVersion) is read at
+ * most once per `cacheMs`, so SDK polls usually cost no query at all and a change is served
+ * within `cacheMs`. Answers are kept by ETag, which includes the version: a kept answer is never
+ * served for a newer state.
+ */
+export class ClientState {
+  #version = { value: '', expires: 0 }
+  readonly #answers = new Map<string, string>()
+
+  constructor (
+    private readonly db: Database,
+    private readonly cacheMs: number
+  ) {}
+
+  async version (): Promise<string> {
+    const now = Date.now()
+    if (this.#version.expires > now) return this.#version.value
+    const value = await committedVersion(this.db)
+    if (this.cacheMs > 0) this.#version = { value, expires: now + this.cacheMs }
+    return value
+  }
+
+  /** The answer kept for `etag`, or the one `build` makes (then kept). */
+  async answer (etag: string, build: () => Promise<string>): Promise<string> {
+    const kept = this.#answers.get(etag)
+    if (kept !== undefined) return kept
+    const built = await build()
+    if (this.#answers.size >= RECENT_ANSWERS) this.#answers.delete(this.#answers.keys().next().value as string)
+    this.#answers.set(etag, built)
+    return built
+  }
+}
