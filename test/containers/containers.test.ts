@@ -1,14 +1,15 @@
 /**
  * The project's own container checks (npm run test:containers): the image from the
  * Dockerfile, alone on its embedded database, and the docker-compose stack, with a second
- * instance behind a proxy. Needs Docker or Podman; everything created is removed at the end,
- * after a failure too.
+ * instance behind HAProxy (haproxy/haproxy.cfg). Needs Docker or Podman; everything created is
+ * removed at the end, after a failure too.
  */
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { setTimeout as sleep } from 'node:timers/promises'
 import { promisify } from 'node:util'
 import { GenericContainer, getContainerRuntimeClient, type StartedTestContainer, Wait } from 'testcontainers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -121,10 +122,22 @@ describe('the docker-compose stack', () => {
     await run('docker', ['image', 'prune', '-f', '--filter', 'label=io.feature-flag-admin-api.stage=intermediate']).catch(() => {})
   }, 300_000)
 
-  it('comes up with both instances and the proxy healthy', async () => {
-    await compose(['up', '-d', '--build'], { ADMIN_API_TOKEN: SECRET })
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${proxyPort}/ready`)).ok, 120_000, 'the proxy')
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${apiPort}/ready`)).ok, 60_000, 'the api')
+  /** Until HAProxy has sent a request to every one of `names` (its health checks passed). */
+  async function waitForUpstreams (names: string[], timeoutMs: number) {
+    const seen = new Set<string>()
+    await waitFor(async () => {
+      const res = await fetch(`http://127.0.0.1:${proxyPort}/ready`)
+      if (res.ok) seen.add(res.headers.get('x-upstream') ?? '')
+      return names.every((name) => seen.has(name))
+    }, timeoutMs, `HAProxy to route to ${names.join(' and ')}`)
+  }
+
+  it('comes up with both instances healthy behind HAProxy', async () => {
+    // --force-rm: a failed build leaves no intermediate container behind (Podman keeps them otherwise).
+    await compose(['build', '--force-rm'])
+    await compose(['up', '-d'], { ADMIN_API_TOKEN: SECRET })
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${apiPort}/ready`)).ok, 120_000, 'the api')
+    await waitForUpstreams(['api', 'api-2'], 60_000)
   }, 900_000)
 
   it('serves a whole flow, and still has it after the api service restarts', async () => {
@@ -144,10 +157,11 @@ describe('the docker-compose stack', () => {
     ])
   }, 180_000)
 
-  it('two instances behind one port: concurrent PATCHes through both, none lost', async () => {
+  it('two instances behind HAProxy: concurrent PATCHes through both, none lost', async () => {
     const base = `http://127.0.0.1:${proxyPort}`
     expect((await api(base, 'POST', '/api/admin/projects/default/features', { name: 'two-writers' })).status).toBe(201)
     const url = '/api/admin/projects/default/features/two-writers/environments/development/variants'
+    await waitForUpstreams(['api', 'api-2'], 30_000) // api, restarted above, is back in HAProxy
     const results = await Promise.all(
       Array.from({ length: 40 }, (_, i) => api(base, 'PATCH', url, [{ op: 'add', path: '/-', value: { name: `w${i}`, weight: 0 } }]))
     )
@@ -157,6 +171,97 @@ describe('the docker-compose stack', () => {
     expect(stored.body.variants).toHaveLength(40)
     expect(stored.body.variants.reduce((sum: number, v: { weight: number }) => sum + v.weight, 0)).toBe(1000)
   }, 120_000)
+
+  it('stopping one instance under load fails no request: HAProxy drains it on /ready', async () => {
+    const base = `http://127.0.0.1:${proxyPort}`
+    expect((await api(base, 'POST', '/api/admin/projects/default/features', { name: 'under-load' })).status).toBe(201)
+    const url = '/api/admin/projects/default/features/under-load/environments/development/variants'
+    await waitForUpstreams(['api', 'api-2'], 30_000)
+
+    const started = Date.now()
+    const failures: string[] = []
+    const answeredBy: Record<string, number> = {}
+    let patches = 0
+    let patched = 0
+    let patchedDuringStop = 0
+    let patchedAfterStop = 0
+    let reads = 0
+    let stopping = false
+    let stoppedAt: number | undefined
+    // Until 1.5 s after api-2 has exited; MAX_VARIANTS is 1000, so at most 950 PATCHes.
+    const loadGoesOn = () => (stoppedAt === undefined || Date.now() < stoppedAt + 1500) && patches < 950
+    // One request; anything but a 2xx (a 502/503 from HAProxy, a connection error) is a failure.
+    const attempt = async (method: string, body?: unknown) => {
+      try {
+        const res = await fetch(`${base}${url}`, {
+          method,
+          headers: { authorization: SECRET, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        })
+        const text = await res.text()
+        const upstream = res.headers.get('x-upstream') ?? '(none)'
+        answeredBy[upstream] = (answeredBy[upstream] ?? 0) + 1
+        if (res.status >= 200 && res.status < 300) return true
+        failures.push(`${method} at ${Date.now() - started} ms: ${res.status} from ${upstream}: ${text.slice(0, 200)}`)
+      } catch (error) {
+        failures.push(`${method} at ${Date.now() - started} ms: ${String((error as Error).cause ?? error)}`)
+      }
+      return false
+    }
+    // Paced, so that the PATCHes go on until after api-2 has exited within that budget.
+    const paced = async (intervalMs: number, send: () => Promise<void>) => {
+      while (loadGoesOn()) {
+        const next = Date.now() + intervalMs
+        await send()
+        await sleep(next - Date.now())
+      }
+    }
+    const writer = (w: number) => {
+      let i = 0
+      return paced(60, async () => {
+        patches++
+        const sentDuringStop = stopping
+        if (!await attempt('PATCH', [{ op: 'add', path: '/-', value: { name: `l${w}-${i++}`, weight: 0 } }])) return
+        patched++
+        if (stoppedAt !== undefined) patchedAfterStop++
+        else if (sentDuringStop) patchedDuringStop++
+      })
+    }
+    const reader = () => paced(20, async () => {
+      await attempt('GET')
+      reads++
+    })
+    const stopper = async () => {
+      await sleep(2500)
+      stopping = true
+      try {
+        await compose(['stop', 'api-2']) // SIGTERM: /ready turns 503, the instance exits after the drain
+      } finally {
+        stoppedAt = Date.now() // the load ends 1.5 s later, after a failure too
+      }
+    }
+    await Promise.all([stopper(), ...[0, 1, 2, 3].map(writer), reader(), reader()])
+
+    const stoppedAfter = stoppedAt! - started
+    console.log(`under load: ${patched} PATCHes (${patchedDuringStop} sent while api-2 was stopping, ${patchedAfterStop} after) and ` +
+      `${reads} GETs in ${Date.now() - started} ms; docker-compose stop api-2 from 2500 to ${stoppedAfter} ms; ` +
+      `answered by ${JSON.stringify(answeredBy)}`)
+    expect(failures).toEqual([])
+    expect(answeredBy['api-2']).toBeGreaterThan(0)
+    expect(patchedDuringStop).toBeGreaterThan(10)
+    expect(patchedAfterStop).toBeGreaterThan(0)
+    expect(reads).toBeGreaterThan(20)
+    const { stdout } = await compose(['ps', '-q', 'api-2'])
+    const state = JSON.parse((await run('docker', ['inspect', '--format', '{{json .State}}', stdout.trim()])).stdout)
+    expect(state).toMatchObject({ Running: false, ExitCode: 0 })
+    const stored = await api(base, 'GET', url)
+    expect(stored.body.variants).toHaveLength(patched)
+    expect(new Set(stored.body.variants.map((v: { name: string }) => v.name)).size).toBe(patched)
+
+    // Back in: HAProxy finds the restarted container (a new address, perhaps) once it is ready.
+    await compose(['start', 'api-2'])
+    await waitForUpstreams(['api-2'], 90_000)
+  }, 180_000)
 
   it('ps and logs work without ADMIN_API_TOKEN', async () => {
     const env = { ...process.env }
