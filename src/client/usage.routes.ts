@@ -46,20 +46,21 @@ const PRUNE_EVERY_MS = 3_600_000
 export const usageRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { db, ratePerMinute, limits, retentionDays }) => {
   const rate = new UsageRate(ratePerMinute)
 
-  // Usage past its retention is deleted at start-up and every hour after, by every instance
-  // (deleting what another instance already deleted costs nothing).
+  // Usage past its retention is deleted every hour by every instance (deleting what another
+  // instance already deleted costs nothing), the first time within a minute of start-up, not
+  // during it.
   let pruner: NodeJS.Timeout | undefined
   const prune = () => {
     pruneUsage(db, retentionDays).then(
       (deleted) => app.log.debug({ deleted }, 'usage pruned'),
       (err: unknown) => app.log.warn({ err }, 'usage pruning failed; it is tried again in an hour')
     )
+    pruner = setTimeout(prune, PRUNE_EVERY_MS).unref()
   }
   app.addHook('onReady', async () => {
-    prune()
-    pruner = setInterval(prune, PRUNE_EVERY_MS).unref()
+    pruner = setTimeout(prune, Math.random() * 60_000).unref()
   })
-  app.addHook('onClose', async () => clearInterval(pruner))
+  app.addHook('onClose', async () => clearTimeout(pruner))
 
   app.post(
     '/api/client/register',

@@ -48,4 +48,32 @@ describe('OpenAPI', () => {
       expect(patch.responses[status], status).toBeDefined()
     }
   })
+
+  it('every free-text parameter says in its schema that NUL and lone surrogates are refused', async () => {
+    const doc = json(await t.app.inject({ method: 'GET', url: '/docs/json' }))
+    const free: string[] = []
+    for (const [path, operations] of Object.entries(doc.paths as Record<string, Record<string, { parameters?: { in: string; name: string; schema: any }[] }>>)) {
+      for (const [method, op] of Object.entries(operations)) {
+        for (const p of op.parameters ?? []) {
+          if (p.in === 'header' || p.schema.type !== 'string' || p.schema.enum !== undefined) continue
+          if (p.schema.pattern === undefined) free.push(`${method} ${path} ${p.in} ${p.name}`)
+          else expect(new RegExp(p.schema.pattern, 'u').test('a\u0000b'), `${method} ${path} ${p.name}`).toBe(false)
+        }
+      }
+    }
+    expect(free).toEqual([])
+  })
+
+  it('the api-tokens body refuses in its schema what the route refuses', async () => {
+    const doc = json(await t.app.inject({ method: 'GET', url: '/docs/json' }))
+    const schema = doc.paths['/api/admin/api-tokens'].post.requestBody.content['application/json'].schema
+    const { Ajv2020 } = await import('ajv/dist/2020.js')
+    const validate = new Ajv2020({ strict: false }).compile(schema)
+    expect(validate({ tokenName: 'a' })).toBe(true)
+    expect(validate({ tokenName: 'a', type: 'client', environment: 'development' })).toBe(true)
+    expect(validate({ tokenName: 'a', type: 'client' })).toBe(false)
+    expect(validate({ tokenName: 'a', type: 'client', environment: 'development', environments: ['development'] })).toBe(false)
+    expect(validate({ tokenName: 'a', environment: 'development' })).toBe(false)
+    expect(validate({ tokenName: 'a', type: 'admin', environment: 'development' })).toBe(false)
+  })
 })

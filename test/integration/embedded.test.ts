@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -28,6 +28,33 @@ async function start () {
 }
 
 describe('embedded database (no DATABASE_URL)', () => {
+  it('a first start with no token creates an admin token, leaves its secret in DATA_DIR/admin-token (0600) and prints it once', async () => {
+    const fresh = mkdtempSync(join(tmpdir(), 'ffapi-first-start-'))
+    try {
+      const config = loadConfig({ DATA_DIR: fresh, LOG_LEVEL: 'silent' })
+      const printed: string[] = []
+      const logged: string[] = []
+      const log = { info (obj: object, msg: string) { logged.push(`${msg} ${JSON.stringify(obj)}`) }, warn () {} }
+      const database = await openDatabase(config, log, (line) => printed.push(line))
+      const file = join(fresh, 'admin-token')
+      const secret = readFileSync(file, 'utf8').trim()
+      expect(statSync(file).mode & 0o777).toBe(0o600)
+      expect(printed).toEqual([`Admin API token (also in ${file}): ${secret}`])
+      expect(logged.some((line) => line.includes(file) && !line.includes(secret))).toBe(true)
+      const app = await buildApp(config, { database })
+      expect((await app.inject({ method: 'GET', url: '/api/admin/projects', headers: auth(secret) })).statusCode).toBe(200)
+      await app.close()
+      await database.db.destroy()
+      // The second start finds the token: nothing is created or printed again.
+      const again = await openDatabase(config, quiet, (line) => printed.push(line))
+      await again.db.destroy()
+      expect(printed).toHaveLength(1)
+      expect(readFileSync(file, 'utf8').trim()).toBe(secret)
+    } finally {
+      rmSync(fresh, { recursive: true, force: true })
+    }
+  })
+
   it('runs the same migrations and API, and keeps the data across a restart', async () => {
     const first = await start()
     expect(first.mode).toBe('embedded')

@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest'
 import {
   auth,
+  buildTestApp,
   useTestApp,
   createFeature,
   createToken,
@@ -362,5 +363,26 @@ describe('concurrency', () => {
     expect(etags.size).toBe(50)
     const events = await eventsOf(t.database.db, feature)
     expect(events.filter((e) => e.type === 'feature-environment-variants-updated')).toHaveLength(50)
+  })
+})
+
+describe('the limits agree with each other', () => {
+  it('with the default limits, a PATCH body of exactly BODY_LIMIT bytes that adds one variant is stored', async () => {
+    const defaults = await buildTestApp()
+    try {
+      const name = await createFeature(defaults.app)
+      const limit = defaults.config.bodyLimit
+      const body = (n: number) => JSON.stringify([add({ name: 'big', weight: 0, payload: { type: 'string', value: 'x'.repeat(n) } })])
+      const text = body(limit - body(0).length)
+      expect(Buffer.byteLength(text)).toBe(limit)
+      const res = await defaults.app.inject({ method: 'PATCH', url: url(name), headers: { ...auth(), 'content-type': 'application/json' }, payload: text })
+      expect(res.statusCode, res.body.slice(0, 300)).toBe(200)
+      // Stored with its defaults filled in, so larger than the body that carried it.
+      const stored = (await featureState(defaults.database.db, name)).environments.find((e) => e.environment_name === 'development')!
+      expect(Buffer.byteLength(stored.json)).toBeGreaterThan(limit)
+      expect(stored.variants[0]).toMatchObject({ name: 'big', weight: 1000 })
+    } finally {
+      await defaults.close()
+    }
   })
 })

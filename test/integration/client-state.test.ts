@@ -1,0 +1,343 @@
+/**
+ * What SDKs read is never stale: the client state version moves for every committed change,
+ * even one that commits after a newer one (a transaction held open on purpose), and for every
+ * write route; ETags compare weakly; readiness and 405s as a load balancer and an SDK see them.
+ */
+import { setTimeout as sleep } from 'node:timers/promises'
+import pg from 'pg'
+import { describe, expect, it } from 'vitest'
+import { auth, buildTestApp, createFeature, documentedRoutes, expectProblem, json, uniqueName, useTestApp } from '../helpers/app.js'
+
+const t = useTestApp({ CLIENT_STATE_CACHE_MS: '0' })
+
+async function clientToken (environment = 'development') {
+  const res = await t.app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload: { tokenName: uniqueName('sdk'), type: 'client', environment } })
+  return json(res).secret as string
+}
+
+const poll = (secret: string, etag?: string, query = '') =>
+  t.app.inject({ method: 'GET', url: `/api/client/features${query}`, headers: { ...auth(secret), ...(etag === undefined ? {} : { 'if-none-match': etag }) } })
+
+const variantsUrl = (feature: string, environment = 'development') =>
+  `/api/admin/projects/default/features/${feature}/environments/${environment}/variants`
+
+async function connect () {
+  const client = new pg.Client({ connectionString: t.databaseUrl })
+  await client.connect()
+  return client
+}
+
+describe('the client state version is commit-ordered', () => {
+  it('a change that commits after a newer one is still served (a transaction held open on purpose)', async () => {
+    const secret = await clientToken()
+    const slow = await createFeature(t.app)
+    const fast = await createFeature(t.app)
+    // The slow writer: its event gets its id first, and it commits last.
+    const holder = await connect()
+    try {
+      await holder.query('BEGIN')
+      await holder.query(
+        "INSERT INTO events (type, created_by, project, feature_name, environment) VALUES ('feature-environment-enabled', 'slow', 'default', $1, 'development')",
+        [slow]
+      )
+      await holder.query("UPDATE feature_environments SET enabled = true WHERE feature_name = $1 AND environment_name = 'development'", [slow])
+      // The fast writer commits meanwhile, with a newer event id.
+      expect((await t.app.inject({ method: 'POST', url: `/api/admin/projects/default/features/${fast}/environments/development/on`, headers: auth() })).statusCode).toBe(200)
+      const during = await poll(secret)
+      expect(during.statusCode).toBe(200)
+      await holder.query('COMMIT')
+      const after = await poll(secret, during.headers.etag as string)
+      expect(after.statusCode).toBe(200)
+      const served = json(after).features
+      expect(served.find((f: any) => f.name === slow)?.enabled).toBe(true)
+      expect(served.find((f: any) => f.name === fast)?.enabled).toBe(true)
+    } finally {
+      await holder.end()
+    }
+  })
+
+  it('a variants-batch waiting on a row lock while another change commits is served once it commits', async () => {
+    const secret = await clientToken('development')
+    const batched = await createFeature(t.app)
+    const other = await createFeature(t.app)
+    // Production has these variants already: after its wait the batch writes nothing more there.
+    await t.app.inject({ method: 'PUT', url: variantsUrl(batched, 'production'), headers: auth(), payload: [{ name: 'late', weight: 0 }] })
+    const holder = await connect()
+    try {
+      await holder.query('BEGIN')
+      // Lock the batch's production row: it changes development first, then waits here.
+      await holder.query("SELECT 1 FROM feature_environments WHERE feature_name = $1 AND environment_name = 'production' FOR UPDATE", [batched])
+      const batch = t.app.inject({
+        method: 'PUT',
+        url: `/api/admin/projects/default/features/${batched}/variants-batch`,
+        headers: auth(),
+        payload: { variants: [{ name: 'late', weight: 0 }], environments: ['development', 'production'] },
+      })
+      await sleep(300)
+      expect((await t.app.inject({ method: 'POST', url: `/api/admin/projects/default/features/${other}/environments/development/on`, headers: auth() })).statusCode).toBe(200)
+      const during = await poll(secret)
+      await holder.query('COMMIT')
+      expect((await batch).statusCode).toBe(200)
+      const after = await poll(secret, during.headers.etag as string)
+      expect(after.statusCode).toBe(200)
+      expect(json(after).features.find((f: any) => f.name === batched)?.variants).toEqual([
+        { name: 'late', weight: 1000, weightType: 'variable', stickiness: 'default' },
+      ])
+      expect(json(after).features.find((f: any) => f.name === other)?.enabled).toBe(true)
+    } finally {
+      await holder.end()
+    }
+  })
+})
+
+describe('If-None-Match', () => {
+  it('compares weakly: W/"…" (a compressing proxy), lists and * are 304; another tag is 200', async () => {
+    const secret = await clientToken()
+    const first = await poll(secret)
+    const etag = first.headers.etag as string
+    expect(etag).toMatch(/^"[^"]+"$/)
+    for (const held of [etag, `W/${etag}`, `"other", W/${etag}`, '*']) {
+      const res = await poll(secret, held)
+      expect(res.statusCode, held).toBe(304)
+      expect(res.headers.etag).toBe(etag)
+    }
+    for (const held of ['"other"', 'W/"other"', etag.slice(1, -1)]) expect((await poll(secret, held)).statusCode, held).toBe(200)
+  })
+})
+
+/**
+ * Every write route, with a request that succeeds and one that is refused. Each success must
+ * record an event (of the listed type) and move the client state version; a refusal must do
+ * neither. Usage reports are usage data: they record events only when they move a lifecycle.
+ */
+interface WriteCase {
+  /** `METHOD /route/:pattern` as in the OpenAPI document. */
+  route: string
+  run(): Promise<{ statusCode: number; body: string }>
+  status: number
+  event: string
+  /** A refused request; `target` is an existing feature, `secret` a client token. */
+  refuse(target: { feature: string; secret: string }): Promise<{ statusCode: number; body: string }>
+}
+
+describe('every write route records an event and moves the client version; a refused one does neither', () => {
+  const feature = (prefix: string) => createFeature(t.app, 'default', uniqueName(prefix))
+  const post = (url: string, payload?: object, secret?: string) => t.app.inject({ method: 'POST', url, headers: auth(secret), ...(payload ? { payload } : {}) })
+  const base = '/api/admin/projects/default/features'
+  const metricsBody = (toggles: object) => ({ appName: 'writes', instanceId: 'i', bucket: { start: new Date().toISOString(), stop: new Date().toISOString(), toggles } })
+
+  const cases = (): WriteCase[] => [
+    {
+      route: 'POST /api/admin/projects',
+      run: () => post('/api/admin/projects', { id: uniqueName('p'), name: 'P' }),
+      status: 201,
+      event: 'project-created',
+      refuse: () => post('/api/admin/projects', { id: 'default', name: 'taken' }),
+    },
+    {
+      route: 'POST /api/admin/environments',
+      run: () => post('/api/admin/environments', { name: uniqueName('env'), type: 'test' }),
+      status: 201,
+      event: 'environment-created',
+      refuse: () => post('/api/admin/environments', { name: 'development', type: 'taken' }),
+    },
+    {
+      route: 'POST /api/admin/projects/:projectId/environments',
+      run: async () => {
+        const name = uniqueName('env')
+        await post('/api/admin/environments', { name, type: 'test' })
+        await sleep(5)
+        return post('/api/admin/projects/default/environments', { environment: name })
+      },
+      status: 200,
+      event: 'project-environment-added',
+      refuse: () => post('/api/admin/projects/default/environments', { environment: 'nowhere' }),
+    },
+    {
+      route: 'POST /api/admin/projects/:projectId/features',
+      run: () => post(base, { name: uniqueName('new') }),
+      status: 201,
+      event: 'feature-created',
+      refuse: () => post(base, { name: 'a b' }),
+    },
+    {
+      route: 'DELETE /api/admin/projects/:projectId/features/:featureName',
+      run: async () => t.app.inject({ method: 'DELETE', url: `${base}/${await feature('archive')}`, headers: auth() }),
+      status: 202,
+      event: 'feature-archived',
+      refuse: () => t.app.inject({ method: 'DELETE', url: `${base}/ghost`, headers: auth() }),
+    },
+    {
+      route: 'POST /api/admin/projects/:projectId/revive',
+      run: async () => {
+        const name = await feature('revive')
+        await t.app.inject({ method: 'DELETE', url: `${base}/${name}`, headers: auth() })
+        return post('/api/admin/projects/default/revive', { features: [name] })
+      },
+      status: 200,
+      event: 'feature-revived',
+      refuse: () => post('/api/admin/projects/default/revive', { features: ['ghost'] }),
+    },
+    ...(['on', 'off'] as const).map((state): WriteCase => ({
+      route: `POST /api/admin/projects/:projectId/features/:featureName/environments/:environment/${state}`,
+      run: async () => {
+        const name = await feature(state)
+        if (state === 'off') await post(`${base}/${name}/environments/development/on`)
+        return post(`${base}/${name}/environments/development/${state}`)
+      },
+      status: 200,
+      event: state === 'on' ? 'feature-environment-enabled' : 'feature-environment-disabled',
+      refuse: () => post(`${base}/ghost/environments/development/${state}`),
+    })),
+    {
+      route: 'PATCH /api/admin/projects/:projectId/features/:featureName/environments/:environment/variants',
+      run: async () => t.app.inject({ method: 'PATCH', url: variantsUrl(await feature('patch')), headers: auth(), payload: [{ op: 'add', path: '/-', value: { name: 'a', weight: 0 } }] }),
+      status: 200,
+      event: 'feature-environment-variants-updated',
+      refuse: ({ feature }) => t.app.inject({ method: 'PATCH', url: variantsUrl(feature), headers: auth(), payload: [{ op: 'remove', path: '/0' }] }),
+    },
+    {
+      route: 'PUT /api/admin/projects/:projectId/features/:featureName/environments/:environment/variants',
+      run: async () => t.app.inject({ method: 'PUT', url: variantsUrl(await feature('put')), headers: auth(), payload: [{ name: 'a', weight: 0 }] }),
+      status: 200,
+      event: 'feature-environment-variants-updated',
+      refuse: ({ feature }) => t.app.inject({ method: 'PUT', url: variantsUrl(feature), headers: auth(), payload: [{ name: 'a', weight: 1000, weightType: 'fix' }] }),
+    },
+    {
+      route: 'PUT /api/admin/projects/:projectId/features/:featureName/variants-batch',
+      run: async () => t.app.inject({ method: 'PUT', url: `${base}/${await feature('batch')}/variants-batch`, headers: auth(), payload: { variants: [{ name: 'a', weight: 0 }], environments: ['development', 'production'] } }),
+      status: 200,
+      event: 'feature-environment-variants-updated',
+      refuse: ({ feature }) => t.app.inject({ method: 'PUT', url: `${base}/${feature}/variants-batch`, headers: auth(), payload: { variants: [{ name: 'a', weight: 0 }], environments: ['development', 'nowhere'] } }),
+    },
+    {
+      route: 'POST /api/admin/projects/:projectId/features/:featureName/lifecycle/complete',
+      run: async () => post(`${base}/${await feature('complete')}/lifecycle/complete`, { status: 'kept' }),
+      status: 200,
+      event: 'feature-completed',
+      refuse: ({ feature }) => post(`${base}/${feature}/lifecycle/complete`, { status: 'Kept' }),
+    },
+    {
+      route: 'POST /api/admin/projects/:projectId/features/:featureName/lifecycle/uncomplete',
+      run: async () => {
+        const name = await feature('uncomplete')
+        await post(`${base}/${name}/lifecycle/complete`, { status: 'kept' })
+        return post(`${base}/${name}/lifecycle/uncomplete`)
+      },
+      status: 200,
+      event: 'feature-uncompleted',
+      refuse: () => post(`${base}/ghost/lifecycle/uncomplete`),
+    },
+    {
+      route: 'POST /api/admin/api-tokens',
+      run: () => post('/api/admin/api-tokens', { tokenName: uniqueName('tok') }),
+      status: 201,
+      event: 'api-token-created',
+      refuse: () => post('/api/admin/api-tokens', { tokenName: uniqueName('tok'), type: 'client', environments: ['development'] }),
+    },
+    {
+      route: 'DELETE /api/admin/api-tokens/:tokenName',
+      run: async () => {
+        const name = uniqueName('tok')
+        await post('/api/admin/api-tokens', { tokenName: name })
+        return t.app.inject({ method: 'DELETE', url: `/api/admin/api-tokens/${name}`, headers: auth() })
+      },
+      status: 200,
+      event: 'api-token-deleted',
+      refuse: () => t.app.inject({ method: 'DELETE', url: '/api/admin/api-tokens/ghost', headers: auth() }),
+    },
+    {
+      // A first evaluation moves the lifecycle: that is a change readers see.
+      route: 'POST /api/client/metrics',
+      run: async () => post('/api/client/metrics', metricsBody({ [await feature('metrics')]: { yes: 1, no: 0 } }), await clientToken()),
+      status: 202,
+      event: 'feature-lifecycle-stage-entered',
+      refuse: ({ feature, secret }) => post('/api/client/metrics', metricsBody({ [feature]: { yes: -1, no: 0 } }), secret),
+    },
+  ]
+
+  it('the table covers every documented write route (a new route must be added here)', async () => {
+    const documented = (await documentedRoutes(t.app))
+      .filter((r) => !['GET', 'HEAD'].includes(r.method))
+      .map((r) => `${r.method} ${r.url}`)
+    // Registration is usage data: it changes no state readers see, and records no event.
+    const usageOnly = ['POST /api/client/register']
+    expect([...cases().map((c) => c.route), ...usageOnly].sort()).toEqual(documented.sort())
+  })
+
+  for (const c of cases()) {
+    it(c.route, async () => {
+      const secret = await clientToken()
+      const newestEvent = async () =>
+        (await t.database.db.selectFrom('events').select(['id', 'type']).orderBy('id', 'desc').limit(1).executeTakeFirstOrThrow())
+      const versionOf = async () => (await poll(secret)).headers.etag as string
+
+      const before = { version: await versionOf(), event: await newestEvent() }
+      const done = await c.run()
+      expect(done.statusCode, done.body).toBe(c.status)
+      const after = { version: await versionOf(), event: await newestEvent() }
+      expect(after.event.type).toBe(c.event)
+      expect(after.version).not.toBe(before.version)
+
+      const target = { feature: await feature('refused'), secret }
+      const stable = { version: await versionOf(), event: await newestEvent() }
+      const refused = await c.refuse(target)
+      expect(refused.statusCode, refused.body).toBeGreaterThanOrEqual(400)
+      expect(refused.statusCode).toBeLessThan(500)
+      expect(await newestEvent()).toEqual(stable.event)
+      expect(await versionOf()).toBe(stable.version)
+    })
+  }
+})
+
+describe('the register route changes no state readers see', () => {
+  it('records no event and leaves the client version alone', async () => {
+    const secret = await clientToken()
+    const before = (await poll(secret)).headers.etag
+    const res = await t.app.inject({ method: 'POST', url: '/api/client/register', headers: auth(secret), payload: { appName: 'quiet', instanceId: 'i', strategies: [], started: new Date().toISOString(), interval: 1000 } })
+    expect(res.statusCode).toBe(202)
+    expect((await poll(secret)).headers.etag).toBe(before)
+  })
+})
+
+describe('a method a path does not have', () => {
+  it('is 405 with Allow whatever the token type (a client token on a client path too)', async () => {
+    const secret = await clientToken()
+    for (const [method, url, allow] of [
+      ['POST', '/api/client/features', 'GET, HEAD'],
+      ['DELETE', '/api/client/metrics', 'POST'],
+      ['PUT', '/api/client/register', 'POST'],
+    ] as const) {
+      const res = await t.app.inject({ method, url, headers: auth(secret), payload: {} })
+      expectProblem(res, 405, 'MethodNotAllowedError')
+      expect(res.headers.allow).toBe(allow)
+    }
+    // Without a token it stays 401: the answer says nothing about which paths exist.
+    expectProblem(await t.app.inject({ method: 'POST', url: '/api/client/features' }), 401, 'AuthenticationRequired')
+  })
+})
+
+describe('/ready', () => {
+  it('is 200 while every connection is busy and the queue is full: busy is not unready', async () => {
+    const busy = await buildTestApp({ DATABASE_POOL_SIZE: '1', DATABASE_QUEUE_LIMIT: '0' })
+    const holder = new pg.Client({ connectionString: busy.databaseUrl })
+    await holder.connect()
+    try {
+      const name = await createFeature(busy.app)
+      await holder.query('BEGIN')
+      await holder.query('SELECT 1 FROM features WHERE name = $1 FOR UPDATE', [name])
+      // This PATCH takes the only connection and waits on the row lock.
+      const waiting = busy.app.inject({ method: 'PATCH', url: `/api/admin/projects/default/features/${name}/environments/development/variants`, headers: auth(), payload: [] })
+      await sleep(200)
+      expectProblem(await busy.app.inject({ method: 'GET', url: '/api/admin/projects', headers: auth() }), 429, 'TooManyRequestsError')
+      const ready = await busy.app.inject({ method: 'GET', url: '/ready' })
+      expect(ready.statusCode).toBe(200)
+      expect(json(ready)).toEqual({ status: 'ready' })
+      await holder.query('COMMIT')
+      expect((await waiting).statusCode).toBe(200)
+    } finally {
+      await holder.end()
+      await busy.close()
+    }
+  })
+})
