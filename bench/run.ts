@@ -6,7 +6,7 @@
  *
  * Settings: BENCH_SECONDS (per scenario, default 10), BENCH_CONNECTIONS (the 50-feature
  * scenarios, default 20), BENCH_SIZES (the document-size series, default 2,100,400,1000),
- * BENCH_ONLY=series|features|client (run one part). UNLEASH_URL and UNLEASH_TOKEN: also drive an
+ * BENCH_ONLY=series|features|client|cpu (run one part). UNLEASH_URL and UNLEASH_TOKEN: also drive an
  * Unleash server with the same series, side by side.
  *
  * PostgreSQL is found as the tests find it (TEST_DATABASE_URL, Testcontainers, local binaries).
@@ -22,6 +22,7 @@ import { withClient, withDatabase } from '../test/helpers/database.js'
 import { findPostgres, freePort } from '../test/helpers/postgres.js'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
+const WARM_UP_SECONDS = 4
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 20)
 const SIZES = (process.env.BENCH_SIZES ?? '2,100,400,1000').split(',').map(Number)
 const ONLY = process.env.BENCH_ONLY
@@ -33,6 +34,8 @@ const PAYLOAD = 'p'.repeat(100)
 
 interface Row {
   scenario: string
+  /** Server CPU time (user + system) per answered request, in milliseconds. */
+  cpuMsPerRequest?: number
   reqPerSec: number
   p50Ms: number
   p99Ms: number
@@ -54,7 +57,7 @@ function startServer (databaseUrl: string, port: number, extraArgs: string[] = [
       ...process.env,
       DATABASE_URL: databaseUrl,
       PORT: String(port),
-      LOG_LEVEL: 'info',
+      LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
       INIT_ADMIN_API_TOKENS: SECRET,
       NODE_ENV: 'production',
     },
@@ -82,6 +85,18 @@ async function stopServer (child: ChildProcess) {
   child.kill('SIGTERM')
   await exited
 }
+
+/** CPU time (user + system) a process has used, in milliseconds, from /proc/<pid>/stat. */
+function cpuMs (pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  // Fields after the command name (which may hold spaces) start after its closing parenthesis.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  const ticks = Number(fields[11]) + Number(fields[12])
+  return (ticks * 1000) / CLOCK_TICKS
+}
+
+/** Clock ticks per second of /proc times (USER_HZ; 100 on Linux). */
+const CLOCK_TICKS = 100
 
 function rssMb (pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8')
@@ -121,15 +136,17 @@ async function load (
   connections: number,
   next: (i: number) => { path: string; method: 'PATCH' | 'POST' | 'GET'; body?: string },
   pid?: number,
-  expected: number[] = [200, 201]
+  expected: number[] = [200, 201],
+  seconds = SECONDS
 ): Promise<Row> {
   let counter = 0
   let peakRss = 0
+  const cpuBefore = pid === undefined ? undefined : cpuMs(pid)
   const sampler = pid === undefined ? undefined : setInterval(() => { peakRss = Math.max(peakRss, rssMb(pid)) }, 250)
   const result = await autocannon({
     url: target.base,
     connections,
-    duration: SECONDS,
+    duration: seconds,
     requests: [
       {
         setupRequest: (req) => {
@@ -140,8 +157,14 @@ async function load (
     ],
   })
   clearInterval(sampler)
+  const answered = Object.entries(result.statusCodeStats ?? {})
+    .filter(([code]) => expected.includes(Number(code)))
+    .reduce((sum, [, stat]) => sum + ((stat as { count?: number }).count ?? 0), 0)
   return {
     scenario,
+    ...(pid !== undefined && cpuBefore !== undefined && answered > 0 && {
+      cpuMsPerRequest: Number(((cpuMs(pid) - cpuBefore) / answered).toFixed(3)),
+    }),
     reqPerSec: Math.round(result.requests.average),
     p50Ms: result.latency.p50,
     p99Ms: result.latency.p99,
@@ -157,8 +180,9 @@ async function load (
 
 /**
  * The floor: what a variants change costs the database, issued directly with pg at the same
- * concurrency: lock the row, parse the variants, change one field, write them back, insert
- * the event with data and preData, commit.
+ * concurrency: lock the feature and its feature-environment, parse the variants, change one
+ * field, write them back, insert the event with data and preData (and move the state version),
+ * commit: the service's statements.
  */
 async function floor (databaseUrl: string, names: string[], connections: number, label: string): Promise<Row> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: connections })
@@ -175,11 +199,11 @@ async function floor (databaseUrl: string, names: string[], connections: number,
         try {
           await client.query('BEGIN')
           const { rows } = await client.query(
-            `SELECT fe.variants::text AS variants, fe.revision FROM feature_environments fe
-             JOIN features f ON f.name = fe.feature_name
+            `SELECT f.archived_at, fe.variants::text AS variants, fe.revision, fe.enabled FROM features f
+             JOIN feature_environments fe ON fe.feature_name = f.name
              JOIN project_environments pe ON pe.project_id = f.project_id AND pe.environment_name = fe.environment_name
-             WHERE f.project_id = 'default' AND fe.feature_name = $1 AND fe.environment_name = 'development'
-             FOR UPDATE OF fe`,
+             WHERE f.name = $1 AND f.project_id = 'default' AND fe.environment_name = 'development'
+             FOR NO KEY UPDATE OF f, fe`,
             [feature]
           )
           const before = rows[0].variants as string
@@ -192,7 +216,8 @@ async function floor (databaseUrl: string, names: string[], connections: number,
             [after, feature]
           )
           await client.query(
-            `INSERT INTO events (type, created_by, project, feature_name, environment, data, pre_data)
+            `WITH bumped AS (UPDATE state_version_shards SET changes = changes + 1 WHERE shard = pg_backend_pid() % 256 RETURNING shard)
+             INSERT INTO events (type, created_by, project, feature_name, environment, data, pre_data)
              VALUES ('feature-environment-variants-updated', 'floor', 'default', $1, 'development', $2, $3)`,
             [feature, `{"variants":${after}}`, `{"variants":${before}}`]
           )
@@ -328,6 +353,66 @@ async function clientScenarios (server: Target, pid?: number, label = ''): Promi
   ]
 }
 
+/**
+ * Server CPU time per PATCH (one operation, spread over 50 features, BENCH_CONNECTIONS
+ * connections) beside an HTTP floor measured in the same run: a bare Fastify route with no
+ * schemas, auth or logging doing the same transaction with pg (bench/floor-server.mjs), run
+ * before and after. CPU time, not throughput, because this machine's speed drifts.
+ */
+async function cpuScenario (server: Target, databaseUrl: string, pid: number): Promise<Row[]> {
+  const names = Array.from({ length: FEATURES }, (_, i) => `cpu-${i}`)
+  for (const name of names) await createFeature(server, name, 2)
+  const port = await freePort()
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir=bench/results', '--cpu-prof-name=floor.cpuprofile'] : []
+  const floorServer = spawn(process.execPath, [...profile, 'bench/floor-server.mjs'], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+  try {
+    await waitFor(`http://127.0.0.1:${port}/floor/${names[0]}`, floorServer)
+    const floorTarget = { base: `http://127.0.0.1:${port}`, headers: { 'content-type': 'application/json' } }
+    const floorRun = (label: string, seconds = SECONDS) =>
+      load(floorTarget, `HTTP floor: bare Fastify + pg, same transaction (${label})`, CONNECTIONS, (i) => ({
+        method: 'PATCH',
+        path: `/floor/${names[i % FEATURES]}`,
+        body: JSON.stringify([{ op: 'replace', path: '/0/payload/value', value: `v${i}` }]),
+      }), floorServer.pid, undefined, seconds)
+    const oursRun = (seconds = SECONDS) =>
+      load(server, `PATCH one op, ${FEATURES} features, ${CONNECTIONS} conn: server CPU`, CONNECTIONS, (i) => ({
+        method: 'PATCH',
+        path: variantsPath(names[i % FEATURES] as string),
+        body: patchOne(i),
+      }), pid, undefined, seconds)
+    // Steady state is measured: both servers first run the same load unmeasured for a few
+    // seconds, so that neither pays for just-in-time compilation in its figure.
+    await floorRun('warm-up', WARM_UP_SECONDS)
+    await oursRun(WARM_UP_SECONDS)
+    const before = await floorRun('before')
+    const ours = await oursRun()
+    const after = await floorRun('after')
+    const floorCpu = ((before.cpuMsPerRequest ?? 0) + (after.cpuMsPerRequest ?? 0)) / 2
+    ours.ratio = Number(((ours.cpuMsPerRequest ?? 0) / floorCpu).toFixed(2))
+    return [ours, before, after]
+  } finally {
+    await stopServer(floorServer)
+  }
+}
+
+/** Until a PATCH on `url` answers (the floor server is up). */
+async function waitFor (url: string, child: ChildProcess) {
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the floor server exited with code ${child.exitCode}`)
+    try {
+      const res = await fetch(url, { method: 'PATCH', headers: { 'content-type': 'application/json' }, body: '[{"value":"warm-up"}]' })
+      await res.text()
+      if (res.ok) return
+    } catch {
+      // not listening yet
+    }
+    await sleep(20)
+  }
+}
+
 function print (title: string, rows: Row[]) {
   console.log(`\n${title}`)
   console.table(
@@ -338,6 +423,7 @@ function print (title: string, rows: Row[]) {
       'p99 ms': r.p99Ms,
       errors: r.errors,
       'RSS MB': r.rssMb ?? '',
+      'CPU ms/req': r.cpuMsPerRequest ?? '',
       '÷ floor': r.ratio ?? '',
     }))
   )
@@ -364,11 +450,14 @@ async function main () {
     const target = { base: `http://127.0.0.1:${port}`, headers: { authorization: SECRET, 'content-type': 'application/json' } }
 
     console.log(`${SECONDS}s per scenario, PostgreSQL from ${postgres.source} (durable: fsync and synchronous commit on), node ${process.version}`)
-    const series = ONLY === 'features' || ONLY === 'client' ? [] : await sizeSeries(target, databaseUrl, pid, unleash)
+    const part = (name: string) => ONLY === undefined || ONLY === name
+    const cpu = part('cpu') ? await cpuScenario(target, databaseUrl, pid) : []
+    if (cpu.length > 0) print(`Server CPU time per PATCH, ${FEATURES} features, ${CONNECTIONS} connections (÷ floor: CPU per request)`, cpu)
+    const series = part('series') ? await sizeSeries(target, databaseUrl, pid, unleash) : []
     if (series.length > 0) print(`Document sizes: one PATCH of one operation, ${SERIES_CONNECTIONS} connections, ${PAYLOAD.length}-character payloads`, series)
-    const features = ONLY === 'series' || ONLY === 'client' ? [] : await featureScenarios(target, databaseUrl, pid)
+    const features = part('features') ? await featureScenarios(target, databaseUrl, pid) : []
     if (features.length > 0) print(`${FEATURES} features, ${CONNECTIONS} connections`, features)
-    const client = ONLY === 'series' || ONLY === 'features' ? [] : await clientScenarios(target, pid)
+    const client = part('client') ? await clientScenarios(target, pid) : []
     if (client.length > 0 && unleash) {
       try {
         client.push(...(await clientScenarios(unleash, undefined, 'Unleash: ')))
@@ -382,7 +471,7 @@ async function main () {
     console.log(`start-up to ready on a migrated database: ${startupMs} ms; RSS after the run: ${idleRss} MB`)
 
     const file = `bench/results/${new Date().toISOString().replace(/[:.]/g, '-')}.json`
-    writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, startupMs, series, features, client }, null, 2))
+    writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, startupMs, cpu, series, features, client }, null, 2))
     console.log(`written to ${file}`)
   } finally {
     await withClient(postgres.url, (c) => c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`))

@@ -2,11 +2,16 @@
 --
 -- Event ids are handed out at insert, not at commit, so the newest id can be committed while
 -- an older one is still in flight; a version read as max(id) then never moves for the older
--- change. Each event now records the id of the transaction that wrote it. The version is the
--- newest such transaction id below the oldest transaction still running (the snapshot's
--- xmin): every transaction under it has ended, so nothing can later commit beneath it.
-ALTER TABLE events ADD COLUMN txid xid8 NOT NULL DEFAULT pg_current_xact_id();
-CREATE INDEX events_txid_idx ON events (txid);
+-- change. Instead, every transaction that records events adds one to a counter in the same
+-- transaction, and the version is the sum of the counters: it grows with every commit, in
+-- whatever order transactions commit, and a rolled-back change adds nothing. The counter is
+-- split into shards (a connection uses the one of its backend pid), so that concurrent writers
+-- do not queue on one row; a reader sums them.
+CREATE TABLE state_version_shards (
+  shard   INTEGER PRIMARY KEY,
+  changes BIGINT NOT NULL DEFAULT 0
+) WITH (fillfactor = 10);
+INSERT INTO state_version_shards (shard) SELECT generate_series(0, 255);
 
 -- 2. SDK usage, stored compactly and keyed by the token that reported it.
 --

@@ -4,7 +4,7 @@ import { generateSecret } from './auth/tokens.js'
 import { anyTokenExists, ensureInitTokens } from './auth/tokens.store.js'
 import type { Config } from './config.js'
 import { createDatabase, type DatabaseHandle } from './db/database.js'
-import { migrate } from './db/migrator.js'
+import { migrate } from './db/migrations.service.js'
 
 interface Log {
   info(obj: object, msg: string): void

@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
+import type { FastifyInstance, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Database } from '../db/types.js'
 import { ApiError, permissionDenied } from '../errors.js'
@@ -49,11 +49,17 @@ export class TokenCache {
     private readonly ttlMs: number
   ) {}
 
+  /** The cached token of this secret, if a lookup of it is still fresh. */
+  cached (secret: string): ApiToken | undefined {
+    const hit = this.#entries.get(hashSecret(secret))
+    return hit && hit.expires > Date.now() ? hit.token : undefined
+  }
+
   async lookup (secret: string): Promise<ApiToken | undefined> {
+    const hit = this.cached(secret)
+    if (hit) return hit
     const key = hashSecret(secret)
-    const hit = this.#entries.get(key)
     const now = Date.now()
-    if (hit && hit.expires > now) return hit.token
     const token = await findTokenBySecret(this.db, secret)
     if (token && this.ttlMs > 0) {
       if (this.#entries.size > 10_000) this.#entries.clear()
@@ -100,15 +106,7 @@ export function authorise (token: TokenScope, access: Access | undefined, params
   if (typeof environment === 'string') requireEnvironment(token, environment)
 }
 
-async function authenticate (tokens: TokenCache, request: FastifyRequest): Promise<ApiToken> {
-  const secret = secretFromHeader(request.headers.authorization)
-  if (secret === undefined) {
-    throw new ApiError('AuthenticationRequired', 'You must send an API token in the Authorization header')
-  }
-  const token = await tokens.lookup(secret)
-  if (!token) throw new ApiError('UnauthorizedError', 'The API token is unknown or was deleted')
-  return token
-}
+const unknownToken = () => new ApiError('UnauthorizedError', 'The API token is unknown or was deleted')
 
 /**
  * Authentication and authorisation, decided from the route the router matched (after it
@@ -127,11 +125,29 @@ export const authPlugin = fp<{ tokens: TokenCache }>(
       const unguarded = routes.filter((r) => r.config?.access === undefined).map((r) => `${r.method} ${r.url}`)
       if (unguarded.length > 0) throw new Error(`Routes without a declared access: ${unguarded.join(', ')}`)
     })
-    app.addHook('onRequest', async (request) => {
+    // A callback hook, answered at once when the token is cached (almost every request).
+    app.addHook('onRequest', (request, _reply, done) => {
       const access = request.routeOptions.config.access
-      if (access === 'public') return
-      request.token = await authenticate(tokens, request)
-      authorise(request.token, access, request.params)
+      if (access === 'public') return done()
+      const admit = (token: ApiToken | undefined) => {
+        if (!token) throw unknownToken()
+        request.token = token
+        authorise(token, access, request.params)
+      }
+      const secret = secretFromHeader(request.headers.authorization)
+      if (secret === undefined) {
+        return done(new ApiError('AuthenticationRequired', 'You must send an API token in the Authorization header'))
+      }
+      const cached = tokens.cached(secret)
+      if (cached) {
+        try {
+          admit(cached)
+        } catch (error) {
+          return done(error as Error)
+        }
+        return done()
+      }
+      tokens.lookup(secret).then(admit).then(() => done(), done)
     })
   },
   { name: 'auth' }

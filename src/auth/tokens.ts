@@ -1,4 +1,4 @@
-import { createHash, randomBytes } from 'node:crypto'
+import { hash, randomBytes } from 'node:crypto'
 
 export const ALL = '*'
 
@@ -14,7 +14,7 @@ export interface TokenScope {
 }
 
 /** Secrets are random (or operator-chosen for INIT_ADMIN_API_TOKENS) and kept only as SHA-256. */
-export const hashSecret = (secret: string) => createHash('sha256').update(secret).digest('hex')
+export const hashSecret = (secret: string) => hash('sha256', secret, 'hex')
 
 export const generateSecret = () => `ffa_${randomBytes(24).toString('base64url')}`
 

@@ -1,4 +1,5 @@
 import { sql, type Transaction } from 'kysely'
+import { type Param, prepare, queryBuilder } from '../db/prepared.js'
 import type { DB, Queryable } from '../db/types.js'
 import { notFound } from '../errors.js'
 import { absence, archivedFeature, type FeatureEnvironmentRef, type FeatureRef, type Presence } from './missing.js'
@@ -123,24 +124,28 @@ export async function lockFeature (trx: Transaction<DB>, ref: FeatureRef, archiv
  */
 export async function lockFeatureEnvironment (trx: Transaction<DB>, ref: FeatureEnvironmentRef): Promise<FeatureEnvironmentState> {
   for (let attempt = 0; ; attempt++) {
-    const row = await trx
-      .selectFrom('features as f')
-      .innerJoin('feature_environments as fe', 'fe.feature_name', 'f.name')
-      .innerJoin('project_environments as pe', (join) =>
-        join.onRef('pe.project_id', '=', 'f.project_id').onRef('pe.environment_name', '=', 'fe.environment_name')
-      )
-      .select(['f.archived_at', 'fe.variants', 'fe.revision', 'fe.enabled'])
-      .where('f.name', '=', ref.feature)
-      .where('f.project_id', '=', ref.project)
-      .where('fe.environment_name', '=', ref.environment)
-      .forNoKeyUpdate(['f', 'fe'])
-      .executeTakeFirst()
+    const [row] = await lockedFeatureEnvironment(trx, ref)
     if (row?.archived_at === null) return { variants: row.variants, revision: row.revision, enabled: row.enabled }
     if (row) throw archivedFeature(ref.feature)
     const refusal = await explain(trx, ref)
     if (refusal || attempt > 0) throw refusal ?? notFound(`Feature ${ref.feature} has no environment ${ref.environment}`)
   }
 }
+
+/** The statement of lockFeatureEnvironment (every write of the hot path runs it): prepared. */
+const lockedFeatureEnvironment = prepare((param: Param<FeatureEnvironmentRef>) =>
+  queryBuilder
+    .selectFrom('features as f')
+    .innerJoin('feature_environments as fe', 'fe.feature_name', 'f.name')
+    .innerJoin('project_environments as pe', (join) =>
+      join.onRef('pe.project_id', '=', 'f.project_id').onRef('pe.environment_name', '=', 'fe.environment_name')
+    )
+    .select(['f.archived_at', 'fe.variants', 'fe.revision', 'fe.enabled'])
+    .where('f.name', '=', param('feature'))
+    .where('f.project_id', '=', param('project'))
+    .where('fe.environment_name', '=', param('environment'))
+    .forNoKeyUpdate(['f', 'fe'])
+)
 
 /**
  * Locks several features of a project, in name order (so that two such writers cannot

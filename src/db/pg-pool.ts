@@ -2,6 +2,12 @@ import type { PostgresPool, PostgresPoolClient } from 'kysely'
 import type pg from 'pg'
 import { ApiError } from '../errors.js'
 
+/** What the pool remembers of a client: an error seen while it was checked out. */
+interface ClientState {
+  broken: Error | undefined
+  out: boolean
+}
+
 export interface AdmissionOptions {
   /** Connections handed out at once: the pool's size. */
   size: number
@@ -30,6 +36,7 @@ const busy = (message: string) =>
  */
 export class AdmittingPool implements PostgresPool {
   #inUse = 0
+  readonly #clients = new WeakMap<pg.PoolClient, ClientState>()
   readonly #waiting: { grant: () => void; timer: NodeJS.Timeout }[] = []
 
   constructor (
@@ -52,20 +59,30 @@ export class AdmittingPool implements PostgresPool {
       this.#leave()
       throw error
     }
-    let broken: Error | undefined
-    const onError = (error: Error) => {
-      broken = error
-      this.onError(error)
+    // One listener per client for its whole life (not one per checkout): it remembers the
+    // error, and the checkout that sees it discards the client on release.
+    // (While idle, pg-pool's own listener handles errors and drops the client.)
+    let state = this.#clients.get(client)
+    if (!state) {
+      const fresh: ClientState = { broken: undefined, out: false }
+      client.on('error', (error: Error) => {
+        if (!fresh.out) return
+        fresh.broken = error
+        this.onError(error)
+      })
+      this.#clients.set(client, fresh)
+      state = fresh
     }
-    client.on('error', onError)
+    const seen = state
+    seen.out = true
     let released = false
     return {
       query: client.query.bind(client),
       release: () => {
         if (released) return
         released = true
-        client.off('error', onError)
-        client.release(broken)
+        seen.out = false
+        client.release(seen.broken)
         this.#leave()
       },
     } as unknown as PostgresPoolClient

@@ -72,8 +72,12 @@ export interface EventsTable {
   /** JSON text, as written. */
   data: ColumnType<string | null, string | null, never>
   pre_data: ColumnType<string | null, string | null, never>
-  /** xid8 of the transaction that wrote it (text); see clientStateVersion. */
-  txid: ColumnType<string, never, never>
+}
+
+/** Counters of committed changes; their sum is the state version (see committedVersion). */
+export interface StateVersionShardsTable {
+  shard: number
+  changes: ColumnType<string, never, string>
 }
 
 export interface UsageApplicationsTable {
@@ -123,6 +127,7 @@ export interface DB {
   feature_lifecycles: FeatureLifecyclesTable
   api_tokens: ApiTokensTable
   events: EventsTable
+  state_version_shards: StateVersionShardsTable
 }
 
 export type Database = Kysely<DB>

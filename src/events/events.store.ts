@@ -1,5 +1,6 @@
-import { type ExpressionBuilder, sql, type Transaction } from 'kysely'
+import { type ExpressionBuilder, type QueryCreator, sql, type Transaction } from 'kysely'
 import { ALL, isAdmin, type TokenScope } from '../auth/tokens.js'
+import { type Param, prepare, queryBuilder } from '../db/prepared.js'
 import type { DB, Queryable } from '../db/types.js'
 
 export type EventType =
@@ -58,30 +59,61 @@ export const eventRow = (event: NewEvent) => ({
   pre_data: event.preData ?? null,
 })
 
-/**
- * Inserts the events of a change. Only the change's own transaction calls it (through
- * writeChange in events.service.ts), so an event exists exactly when its change does.
- */
-export async function insertEvents (trx: Transaction<DB>, events: readonly NewEvent[]): Promise<void> {
-  await trx.insertInto('events').values(events.map(eventRow)).execute()
-}
+/** Shards of the state version counter (see migration 0005); a connection bumps its own. */
+const SHARDS = 256
+
+/** Adds one to the state version, in the change's transaction: the version moves when it commits. */
+const bumpVersion = (db: QueryCreator<DB>) =>
+  db
+    .updateTable('state_version_shards')
+    .set((eb) => ({ changes: eb('changes', '+', sql<string>`1`) }))
+    .where('shard', '=', sql<number>`pg_backend_pid() % ${sql.lit(SHARDS)}`)
 
 /**
- * The version of everything readers see, commit-ordered: the newest transaction id among the
- * events written by transactions older than the oldest one still running. Every transaction
- * below that horizon has ended, so no change can later commit beneath a version already
- * reported, on this instance or any other; a change still in flight holds the version back
- * until it ends. One index lookup.
+ * Inserts the events of a change and moves the state version. Only the change's own
+ * transaction calls it (through writeChange in events.service.ts), so an event exists exactly
+ * when its change does, and the version moves exactly when they commit.
+ */
+export async function insertEvents (trx: Transaction<DB>, events: readonly NewEvent[]): Promise<void> {
+  if (events.length === 1) {
+    await insertOne(trx, eventRow(events[0]!))
+  } else {
+    await trx
+      .with('bumped', (db) => bumpVersion(db).returning('shard'))
+      .insertInto('events')
+      .values(events.map(eventRow))
+      .execute()
+  }
+}
+
+/** Most changes record one event: that statement (version and event) is prepared. */
+const insertOne = prepare((param: Param<ReturnType<typeof eventRow>>) =>
+  queryBuilder
+    .with('bumped', (db) => bumpVersion(db).returning('shard'))
+    .insertInto('events')
+    .values({
+      type: param('type'),
+      created_by: param('created_by'),
+      project: param('project'),
+      feature_name: param('feature_name'),
+      environment: param('environment'),
+      data: param('data'),
+      pre_data: param('pre_data'),
+    })
+)
+
+/**
+ * The version of everything readers see: the number of changes committed. Every change adds one
+ * when it commits (insertEvents), so the version grows with every commit whatever the order in
+ * which transactions commit, on this instance or any other; a snapshot sees a prefix of the
+ * commits, so two different states never have the same version.
  */
 export async function committedVersion (db: Queryable): Promise<string> {
   const row = await db
-    .selectFrom('events')
-    .select('txid')
-    .where('txid', '<', sql<string>`pg_snapshot_xmin(pg_current_snapshot())`)
-    .orderBy('txid', 'desc')
-    .limit(1)
-    .executeTakeFirst()
-  return row?.txid ?? '0'
+    .selectFrom('state_version_shards')
+    .select((eb) => eb.fn.coalesce(eb.fn.sum<string>('changes'), sql<string>`0`).as('version'))
+    .executeTakeFirstOrThrow()
+  return String(row.version)
 }
 
 export interface EventFilter {

@@ -6,8 +6,9 @@ import { parseJsonBody, unstorable } from './json-body.js'
 /** Refuses a query or path value the database could not store, naming it (`/query/type`). */
 function checkTextValues (values: unknown, root: string): void {
   if (typeof values !== 'object' || values === null) return
-  for (const [name, value] of Object.entries(values)) {
-    for (const text of [value].flat()) {
+  for (const name in values) {
+    const value = (values as Record<string, unknown>)[name]
+    for (const text of Array.isArray(value) ? value : [value]) {
       const why = typeof text === 'string' ? unstorable(text) : undefined
       if (why) throw invalidField(`${root}/${name}`, why)
     }

@@ -46,23 +46,24 @@ function locate (doc: unknown, pointer: string, detached?: Target): Target | str
   for (let i = 0; i < tokens.length; i++) {
     const token = tokens[i] as string
     const last = i === tokens.length - 1
-    const here = formatPointer(tokens.slice(0, i + 1))
+    // Only a refusal needs the place spelled out.
+    const here = () => formatPointer(tokens.slice(0, i + 1))
     if (!isContainer(current)) return `${formatPointer(tokens.slice(0, i)) || 'the document'} is not an array or object`
     if (Array.isArray(current)) {
       const shift = detached?.parent === current ? Number(detached.key) : Infinity
       const length = current.length - (shift === Infinity ? 0 : 1)
       if (token === '-' && last) return { parent: current, key: '-', exists: false, value: undefined }
-      if (!ARRAY_INDEX.test(token)) return `${here}: "${token}" is not an array index`
+      if (!ARRAY_INDEX.test(token)) return `${here()}: "${token}" is not an array index`
       const index = Number(token)
       const real = index >= shift ? index + 1 : index
       if (last) return { parent: current, key: String(index), exists: index < length, value: current[real] }
-      if (index >= length) return `${here} does not exist`
+      if (index >= length) return `${here()} does not exist`
       current = current[real]
     } else {
-      if (RESERVED.has(token)) return `${here} names the reserved member "${token}"`
+      if (RESERVED.has(token)) return `${here()} names the reserved member "${token}"`
       const exists = Object.hasOwn(current, token) && !(detached?.parent === current && detached.key === token)
       if (last) return { parent: current, key: token, exists, value: exists ? current[token] : undefined }
-      if (!exists) return `${here} does not exist`
+      if (!exists) return `${here()} does not exist`
       current = current[token]
     }
   }

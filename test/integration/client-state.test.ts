@@ -32,15 +32,18 @@ describe('the client state version is commit-ordered', () => {
     const secret = await clientToken()
     const slow = await createFeature(t.app)
     const fast = await createFeature(t.app)
-    // The slow writer: its event gets its id first, and it commits last.
+    // The slow writer does what the service's writers do (the change, then its event and the
+    // version's counter, then COMMIT), but its commit is slow: its event gets its id first, and
+    // it commits last.
     const holder = await connect()
     try {
       await holder.query('BEGIN')
+      await holder.query("UPDATE feature_environments SET enabled = true WHERE feature_name = $1 AND environment_name = 'development'", [slow])
       await holder.query(
         "INSERT INTO events (type, created_by, project, feature_name, environment) VALUES ('feature-environment-enabled', 'slow', 'default', $1, 'development')",
         [slow]
       )
-      await holder.query("UPDATE feature_environments SET enabled = true WHERE feature_name = $1 AND environment_name = 'development'", [slow])
+      await holder.query('UPDATE state_version_shards SET changes = changes + 1 WHERE shard = pg_backend_pid() % 256')
       // The fast writer commits meanwhile, with a newer event id.
       expect((await t.app.inject({ method: 'POST', url: `/api/admin/projects/default/features/${fast}/environments/development/on`, headers: auth() })).statusCode).toBe(200)
       const during = await poll(secret)
