@@ -20,6 +20,8 @@ import { validatorCompiler } from './http/validation.js'
 import { lifecycleRoutes } from './lifecycle/lifecycle.routes.js'
 import { loggerOptions } from './logger.js'
 import { metricsPlugin } from './metrics/metrics.plugin.js'
+import { definitionRoutes } from './strategies/definitions.routes.js'
+import { strategyRoutes } from './strategies/strategies.routes.js'
 import { variantsRoutes } from './variants/variants.routes.js'
 
 declare module 'fastify' {
@@ -71,6 +73,8 @@ export async function buildApp (config: Config, { database }: AppDeps, loggerIns
   await app.register(environmentRoutes, { db })
   await app.register(featureRoutes, { db })
   await app.register(variantsRoutes, { db, config })
+  await app.register(definitionRoutes, { db })
+  await app.register(strategyRoutes, { db, config })
   await app.register(lifecycleRoutes, { db })
   await app.register(eventsRoutes, { db })
   await app.register(tokenRoutes, { db, tokens })

@@ -60,6 +60,11 @@ export const EnvSchema = Type.Object({
         'Largest serialised variants array of one feature environment, in bytes (UTF-8 JSON). Default: BODY_LIMIT + 64 × MAX_VARIANTS, so that any variants document a request can carry is storable once defaults are filled in; a smaller value is refused',
     })
   ),
+  MAX_STRATEGIES: Positive(30, 'Most strategies in one feature environment'),
+  MAX_CONSTRAINTS: Positive(30, 'Most constraints on one strategy'),
+  MAX_CONSTRAINT_VALUES: Positive(250, 'Most values in one constraint'),
+  MAX_CONSTRAINT_VALUE_LENGTH: Positive(100, 'Longest constraint value, in characters'),
+  MAX_REGEX_LENGTH: Positive(1000, 'Longest REGEX constraint pattern, in characters'),
   REQUEST_TIMEOUT_MS: Positive(
     30_000,
     'All of a request (headers and body) must arrive within this; a slower one gets 408 and its connection is closed'
@@ -123,6 +128,13 @@ function toConfig (env: Env) {
     maxPatchOperations: env.MAX_PATCH_OPERATIONS,
     maxVariants: env.MAX_VARIANTS,
     maxVariantsBytes: env.MAX_VARIANTS_BYTES ?? minimumVariantsBytes(env),
+    strategyLimits: {
+      maxStrategies: env.MAX_STRATEGIES,
+      maxConstraints: env.MAX_CONSTRAINTS,
+      maxConstraintValues: env.MAX_CONSTRAINT_VALUES,
+      maxValueLength: env.MAX_CONSTRAINT_VALUE_LENGTH,
+      maxRegexLength: env.MAX_REGEX_LENGTH,
+    },
     requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
     connectionTimeoutMs: env.CONNECTION_TIMEOUT_MS,
     metricsEnabled: env.METRICS_ENABLED,

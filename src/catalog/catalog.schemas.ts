@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox'
 import { Nullable, StringEnum, Timestamp, UrlFriendly } from '../http/schemas.js'
 import { LifecycleStage } from '../lifecycle/lifecycle.schemas.js'
+import { FeatureStrategy } from '../strategies/strategies.schemas.js'
 import { Variant } from '../variants/variants.schemas.js'
 
 const Description = Type.String({ maxLength: 1000 })
@@ -74,6 +75,7 @@ export const FeatureDetails = Type.Composite([
         name: Type.String(),
         enabled: Type.Boolean(),
         variants: Type.Array(Variant),
+        strategies: Type.Array(FeatureStrategy, { description: 'In the order SDKs evaluate them (sortOrder)' }),
       }),
       { description: "The feature's environments that the token's scope covers" }
     ),

@@ -1,11 +1,13 @@
 import type { Static } from '@sinclair/typebox'
-import type { TokenScope } from '../auth/tokens.js'
+import { ALL, type TokenScope } from '../auth/tokens.js'
 import type { Database } from '../db/types.js'
 import { notFound } from '../errors.js'
 import { writeChange } from '../events/events.service.js'
 import { toJsonText } from '../events/events.store.js'
 import { currentStage } from '../lifecycle/lifecycle.store.js'
 import { transition } from '../lifecycle/lifecycle.service.js'
+import { addDefaultStrategyIfNone } from '../strategies/strategies.service.js'
+import { strategiesOfFeature } from '../strategies/strategies.store.js'
 import type { NewEnvironment, NewFeature, NewProject } from './catalog.schemas.js'
 import {
   addProjectEnvironment,
@@ -90,17 +92,25 @@ export async function featureDetails (db: Database, ref: FeatureRef, token: Toke
     await requirePresent(db, ref)
     throw notFound(`Feature ${ref.feature} does not exist in project ${ref.project}`)
   }
-  return { ...found, lifecycle: await currentStage(db, ref.feature) }
+  const strategies = await strategiesOfFeature(db, ref.feature, token.environments.includes(ALL) ? undefined : token.environments)
+  return {
+    ...found,
+    lifecycle: await currentStage(db, ref.feature),
+    environments: found.environments.map((e) => ({ ...e, strategies: strategies.get(e.name) ?? [] })),
+  }
 }
 
 /**
  * Switches a feature on or off in one environment. Switching to the state it is in changes
- * nothing and records no event.
+ * nothing and records no event. Switched on with no active strategy, it gets a flexibleRollout
+ * at 100 % first (feature-strategy-add), as Unleash does.
  */
 export function setFeatureEnabled (db: Database, ref: FeatureEnvironmentRef, enabled: boolean, createdBy: string) {
-  return writeChange(db, async ({ trx, record }) => {
+  return writeChange(db, async (change) => {
+    const { trx, record } = change
     const state = await lockFeatureEnvironment(trx, ref)
     if (state.enabled === enabled) return
+    if (enabled) await addDefaultStrategyIfNone(change, ref, createdBy)
     await setEnvironmentEnabled(trx, ref, enabled)
     record({
       type: enabled ? 'feature-environment-enabled' : 'feature-environment-disabled',

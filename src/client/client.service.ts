@@ -5,7 +5,7 @@ import { notModified } from '../http/etag.js'
 import type { Variant } from '../variants/variants.schemas.js'
 import type { ClientState } from './client-state.js'
 import type { ClientFeature, ClientFeatures, ClientFeaturesQuery, ClientStrategy } from './client.schemas.js'
-import { type ClientFeatureRow, listClientFeatures } from './client.store.js'
+import { type ClientFeatureRow, type ClientStrategyRow, listClientFeatures, listClientStrategies } from './client.store.js'
 
 /** The ETag of an answer: the state version and what was asked, by whom (scope, filters). */
 export function clientEtag (version: string, token: TokenScope, query: ClientFeaturesQuery): string {
@@ -16,23 +16,23 @@ export function clientEtag (version: string, token: TokenScope, query: ClientFea
   return `"${version}-${asked}"`
 }
 
-/** A feature switched on without strategies is on for everyone, as Unleash serves it. */
-const onForEveryone = (feature: string): ClientStrategy => ({
-  name: 'flexibleRollout',
-  constraints: [],
-  parameters: { rollout: '100', stickiness: 'default', groupId: feature },
-  variants: [],
+/** A strategy in Unleash's client format: constraints and parameters exactly as stored. */
+const toClientStrategy = (row: ClientStrategyRow): ClientStrategy => ({
+  name: row.strategy_name,
+  constraints: JSON.parse(row.constraints) as unknown[],
+  parameters: JSON.parse(row.parameters) as Record<string, string>,
+  variants: JSON.parse(row.variants) as unknown[],
 })
 
 /** One feature in Unleash's client format; its variants exactly as stored. */
-const toClientFeature = (row: ClientFeatureRow): ClientFeature => ({
+const toClientFeature = (row: ClientFeatureRow, strategies: ClientStrategy[]): ClientFeature => ({
   name: row.name,
   type: row.type,
   project: row.project_id,
   enabled: row.enabled,
   stale: false,
   impressionData: false,
-  strategies: row.enabled ? [onForEveryone(row.name)] : [],
+  strategies,
   variants: JSON.parse(row.variants) as Variant[],
   dependencies: [],
 })
@@ -42,10 +42,24 @@ export async function clientFeatures (db: Database, token: TokenScope, query: Cl
   const environment = token.environments[0]!
   const projects = token.projects.includes(ALL) ? undefined : token.projects
   const outside = query.project !== undefined && projects !== undefined && !projects.includes(query.project)
-  const rows = outside ? [] : await listClientFeatures(db, { environment, projects, ...query })
+  const filter = { environment, projects, ...query }
+  // Features and their strategies from one snapshot: a feature switched on must never be served
+  // without the strategies it had at that moment (an enabled feature with none is on for all).
+  const [rows, strategyRows] = outside
+    ? [[], []]
+    : await db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute(async (trx) => [await listClientFeatures(trx, filter), await listClientStrategies(trx, filter)] as const)
+  const strategies = new Map<string, ClientStrategy[]>()
+  for (const s of strategyRows) {
+    const list = strategies.get(s.feature_name) ?? []
+    list.push(toClientStrategy(s))
+    strategies.set(s.feature_name, list)
+  }
   return {
     version: 2,
-    features: rows.map(toClientFeature),
+    features: rows.map((row) => toClientFeature(row, strategies.get(row.name) ?? [])),
     query: {
       environment,
       inlineSegmentConstraints: true,

@@ -30,3 +30,39 @@ export async function listClientFeatures (
   if (filter.namePrefix !== undefined) select = select.where(sql<boolean>`starts_with(f.name, ${filter.namePrefix})`)
   return select.execute()
 }
+
+export interface ClientStrategyRow {
+  feature_name: string
+  strategy_name: string
+  /** JSON text */
+  parameters: string
+  /** JSON text */
+  constraints: string
+  /** JSON text */
+  variants: string
+}
+
+/**
+ * The active (not disabled) strategies of the features `listClientFeatures` returns with the
+ * same filter, in the order SDKs evaluate them.
+ */
+export async function listClientStrategies (
+  db: Queryable,
+  filter: { environment: string; projects?: readonly string[] | undefined; project?: string | undefined; namePrefix?: string | undefined }
+): Promise<ClientStrategyRow[]> {
+  let select = db
+    .selectFrom('feature_strategies as s')
+    .innerJoin('features as f', 'f.name', 's.feature_name')
+    .select(['s.feature_name', 's.strategy_name', 's.parameters', 's.constraints', 's.variants'])
+    .where('s.environment_name', '=', filter.environment)
+    .where('s.disabled', '=', false)
+    .where('f.archived_at', 'is', null)
+    .orderBy('s.feature_name')
+    .orderBy('s.sort_order')
+    .orderBy('s.created_at')
+    .orderBy('s.id')
+  if (filter.projects !== undefined) select = select.where('f.project_id', 'in', filter.projects)
+  if (filter.project !== undefined) select = select.where('f.project_id', '=', filter.project)
+  if (filter.namePrefix !== undefined) select = select.where(sql<boolean>`starts_with(f.name, ${filter.namePrefix})`)
+  return select.execute()
+}

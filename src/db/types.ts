@@ -115,6 +115,37 @@ export interface UsageCountsTable {
   last_seen_at: Date
 }
 
+export interface StrategyDefinitionsTable {
+  name: string
+  display_name: string | null
+  title: string | null
+  description: string | null
+  /** JSON text: [{name, type, description, required}] */
+  parameters: string
+  built_in: ColumnType<boolean, boolean | undefined, never>
+  deprecated: ColumnType<boolean, boolean | undefined, boolean>
+  sort_order: ColumnType<number, number | undefined, number>
+  created_at: CreatedAt
+}
+
+export interface FeatureStrategiesTable {
+  id: string
+  feature_name: string
+  environment_name: string
+  strategy_name: string
+  title: string | null
+  disabled: boolean
+  sort_order: number
+  /** JSON text */
+  parameters: string
+  /** JSON text */
+  constraints: string
+  /** JSON text */
+  variants: string
+  revision: ColumnType<number, number | undefined, number>
+  created_at: CreatedAt
+}
+
 export interface DB {
   usage_applications: UsageApplicationsTable
   usage_instances: UsageInstancesTable
@@ -128,6 +159,8 @@ export interface DB {
   api_tokens: ApiTokensTable
   events: EventsTable
   state_version_shards: StateVersionShardsTable
+  strategy_definitions: StrategyDefinitionsTable
+  feature_strategies: FeatureStrategiesTable
 }
 
 export type Database = Kysely<DB>

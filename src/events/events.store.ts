@@ -18,6 +18,14 @@ export type EventType =
   | 'api-token-deleted'
   | 'project-environment-added'
   | 'feature-lifecycle-stage-entered'
+  | 'strategy-created'
+  | 'strategy-updated'
+  | 'strategy-deprecated'
+  | 'strategy-reactivated'
+  | 'feature-strategy-add'
+  | 'feature-strategy-update'
+  | 'feature-strategy-remove'
+  | 'strategy-order-changed'
 
 /** JSON already serialised, so that a large document is serialised once for its row, its event and the reply. */
 export type JsonText = string & { readonly jsonText: unique symbol }

@@ -60,6 +60,8 @@ const TABLES = [
   'usage_applications',
   'usage_instances',
   'usage_counts',
+  'strategy_definitions',
+  'feature_strategies',
 ] as const
 
 /**

@@ -250,6 +250,75 @@ describe('every write route records an event and moves the client version; a ref
       refuse: () => t.app.inject({ method: 'DELETE', url: '/api/admin/api-tokens/ghost', headers: auth() }),
     },
     {
+      route: 'POST /api/admin/strategies',
+      run: () => post('/api/admin/strategies', { name: uniqueName('custom'), parameters: [] }),
+      status: 201,
+      event: 'strategy-created',
+      refuse: () => post('/api/admin/strategies', { name: 'default', parameters: [] }),
+    },
+    {
+      route: 'PUT /api/admin/strategies/:name',
+      run: async () => {
+        const name = uniqueName('custom')
+        await post('/api/admin/strategies', { name, parameters: [] })
+        return t.app.inject({ method: 'PUT', url: `/api/admin/strategies/${name}`, headers: auth(), payload: { description: 'changed', parameters: [] } })
+      },
+      status: 200,
+      event: 'strategy-updated',
+      refuse: () => t.app.inject({ method: 'PUT', url: '/api/admin/strategies/default', headers: auth(), payload: { parameters: [] } }),
+    },
+    ...(['deprecate', 'reactivate'] as const).map((action): WriteCase => ({
+      route: `POST /api/admin/strategies/:name/${action}`,
+      run: async () => {
+        const name = uniqueName('custom')
+        await post('/api/admin/strategies', { name, parameters: [] })
+        if (action === 'reactivate') await post(`/api/admin/strategies/${name}/deprecate`)
+        return post(`/api/admin/strategies/${name}/${action}`)
+      },
+      status: 200,
+      event: action === 'deprecate' ? 'strategy-deprecated' : 'strategy-reactivated',
+      refuse: () => post(`/api/admin/strategies/ghost/${action}`),
+    })),
+    {
+      route: 'POST /api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies',
+      run: async () => post(`${base}/${await feature('strategy')}/environments/development/strategies`, { name: 'default' }),
+      status: 200,
+      event: 'feature-strategy-add',
+      refuse: ({ feature }) => post(`${base}/${feature}/environments/development/strategies`, { name: 'no-such-strategy' }),
+    },
+    ...(['PUT', 'PATCH', 'DELETE'] as const).map((method): WriteCase => ({
+      route: `${method} /api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies/:strategyId`,
+      run: async () => {
+        const name = await feature('strategy')
+        const url = `${base}/${name}/environments/development/strategies`
+        const { id } = json(await post(url, { name: 'flexibleRollout', parameters: { rollout: '10' } }))
+        const payload = method === 'PUT' ? { parameters: { rollout: '20' } } : method === 'PATCH' ? [{ op: 'replace', path: '/parameters/rollout', value: '30' }] : undefined
+        return t.app.inject({ method, url: `${url}/${id}`, headers: auth(), ...(payload ? { payload } : {}) })
+      },
+      status: 200,
+      event: method === 'DELETE' ? 'feature-strategy-remove' : 'feature-strategy-update',
+      refuse: async ({ feature }) => {
+        const url = `${base}/${feature}/environments/development/strategies`
+        const existing = json(await t.app.inject({ method: 'GET', url, headers: auth() }))
+        const id = existing[0]?.id ?? 'ghost'
+        if (method === 'DELETE') return t.app.inject({ method, url: `${url}/ghost`, headers: auth() })
+        const payload = method === 'PUT' ? { parameters: { rollout: '101' } } : [{ op: 'remove', path: '/parameters/nothing' }]
+        return t.app.inject({ method, url: `${url}/${id}`, headers: auth(), payload })
+      },
+    })),
+    {
+      route: 'POST /api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies/set-sort-order',
+      run: async () => {
+        const url = `${base}/${await feature('order')}/environments/development/strategies`
+        const first = json(await post(url, { name: 'default' })).id
+        const second = json(await post(url, { name: 'default' })).id
+        return post(`${url}/set-sort-order`, [{ id: first, sortOrder: 5 }, { id: second, sortOrder: 1 }])
+      },
+      status: 200,
+      event: 'strategy-order-changed',
+      refuse: ({ feature }) => post(`${base}/${feature}/environments/development/strategies/set-sort-order`, [{ id: 'ghost', sortOrder: 1 }]),
+    },
+    {
       // A first evaluation moves the lifecycle: that is a change readers see.
       route: 'POST /api/client/metrics',
       run: async () => post('/api/client/metrics', metricsBody({ [await feature('metrics')]: { yes: 1, no: 0 } }), await clientToken()),
@@ -283,6 +352,8 @@ describe('every write route records an event and moves the client version; a ref
       expect(after.version).not.toBe(before.version)
 
       const target = { feature: await feature('refused'), secret }
+      // Refusals of a strategy's PUT and PATCH need one to refuse a change to.
+      await post(`${base}/${target.feature}/environments/development/strategies`, { name: 'flexibleRollout' })
       const stable = { version: await versionOf(), event: await newestEvent() }
       const refused = await c.refuse(target)
       expect(refused.statusCode, refused.body).toBeGreaterThanOrEqual(400)

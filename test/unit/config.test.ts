@@ -18,6 +18,7 @@ describe('loadConfig', () => {
       maxPatchOperations: 1000,
       maxVariants: 1000,
       maxVariantsBytes: 1048576 + 64 * 1000,
+      strategyLimits: { maxStrategies: 30, maxConstraints: 30, maxConstraintValues: 250, maxValueLength: 100, maxRegexLength: 1000 },
       requestTimeoutMs: 30000,
       connectionTimeoutMs: 120000,
       metricsEnabled: true,

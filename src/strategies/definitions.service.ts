@@ -1,0 +1,66 @@
+import type { Static } from '@sinclair/typebox'
+import type { Database } from '../db/types.js'
+import { badData, invalidField, notFound } from '../errors.js'
+import { writeChange } from '../events/events.service.js'
+import { toJsonText } from '../events/events.store.js'
+import { type DefinitionFields, findDefinition, insertDefinition, listDefinitions, lockDefinition, setDeprecated, updateDefinition } from './definitions.store.js'
+import type { NewStrategyDefinition, UpdateStrategyDefinition } from './strategies.schemas.js'
+
+const missing = (name: string) => notFound(`No strategy definition named ${name}`)
+
+export const definitions = (db: Database) => listDefinitions(db)
+
+export async function definition (db: Database, name: string) {
+  const found = await findDefinition(db, name)
+  if (!found) throw missing(name)
+  return found
+}
+
+/** Parameter names are unique within a definition. */
+function fields (name: string, body: Static<typeof NewStrategyDefinition> | Static<typeof UpdateStrategyDefinition>): DefinitionFields {
+  const seen = new Set<string>()
+  body.parameters.forEach((p, i) => {
+    if (seen.has(p.name)) throw invalidField(`/body/parameters/${i}/name`, `"${p.name}" is declared twice`)
+    seen.add(p.name)
+  })
+  return { name, title: body.title ?? null, description: body.description ?? null, parameters: body.parameters }
+}
+
+/** A custom strategy definition (strategy-created); 409 when the name is taken. */
+export function createDefinition (db: Database, body: Static<typeof NewStrategyDefinition>, createdBy: string) {
+  const wanted = fields(body.name, body)
+  return writeChange(db, async ({ trx, record }) => {
+    const created = await insertDefinition(trx, wanted)
+    record({ type: 'strategy-created', createdBy, data: toJsonText(created) })
+    return created
+  })
+}
+
+/**
+ * Replaces a custom definition's title, description and parameters (strategy-updated); the
+ * built-in ones cannot be edited. Strategies already using it are not changed: their next
+ * write is checked against the new parameters.
+ */
+export function changeDefinition (db: Database, name: string, body: Static<typeof UpdateStrategyDefinition>, createdBy: string) {
+  if (body.name !== undefined && body.name !== name) throw invalidField('/body/name', `must be ${name}, the name in the path, if given`)
+  const wanted = fields(name, body)
+  return writeChange(db, async ({ trx, record }) => {
+    const current = await lockDefinition(trx, name)
+    if (!current) throw missing(name)
+    if (!current.editable) throw badData(`Strategy ${name} is built in and cannot be edited (deprecate it instead)`)
+    const updated = await updateDefinition(trx, wanted)
+    if (JSON.stringify(updated) === JSON.stringify(current)) return
+    record({ type: 'strategy-updated', createdBy, data: toJsonText(updated), preData: toJsonText(current) })
+  })
+}
+
+/** Deprecates or reactivates a definition (built-in ones too); no change, no event. */
+export function setDefinitionDeprecated (db: Database, name: string, deprecated: boolean, createdBy: string) {
+  return writeChange(db, async ({ trx, record }) => {
+    const current = await lockDefinition(trx, name)
+    if (!current) throw missing(name)
+    if (current.deprecated === deprecated) return
+    await setDeprecated(trx, name, deprecated)
+    record({ type: deprecated ? 'strategy-deprecated' : 'strategy-reactivated', createdBy, data: toJsonText({ name }) })
+  })
+}

@@ -1,0 +1,148 @@
+import type { Transaction } from 'kysely'
+import type { FeatureEnvironmentRef } from '../catalog/missing.js'
+import type { DB, Queryable } from '../db/types.js'
+import type { FeatureStrategy } from './strategies.schemas.js'
+import type { StrategyDocument } from './strategy-rules.js'
+
+const columns = ['id', 'strategy_name', 'title', 'disabled', 'sort_order', 'parameters', 'constraints', 'variants', 'revision'] as const
+
+export interface StoredStrategy {
+  strategy: FeatureStrategy
+  revision: number
+}
+
+type Row = {
+  id: string
+  strategy_name: string
+  title: string | null
+  disabled: boolean
+  sort_order: number
+  parameters: string
+  constraints: string
+  variants: string
+  revision: number
+}
+
+const toStrategy = (row: Row): StoredStrategy => ({
+  strategy: {
+    id: row.id,
+    name: row.strategy_name,
+    title: row.title,
+    disabled: row.disabled,
+    sortOrder: row.sort_order,
+    constraints: JSON.parse(row.constraints) as unknown[],
+    parameters: JSON.parse(row.parameters) as Record<string, string>,
+    variants: JSON.parse(row.variants) as unknown[],
+    segments: [],
+  },
+  revision: row.revision,
+})
+
+/** The strategies of a feature-environment in the order they are evaluated and listed in. */
+export async function listStrategies (db: Queryable, ref: FeatureEnvironmentRef): Promise<StoredStrategy[]> {
+  const rows = await db
+    .selectFrom('feature_strategies')
+    .select(columns)
+    .where('feature_name', '=', ref.feature)
+    .where('environment_name', '=', ref.environment)
+    .orderBy('sort_order')
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute()
+  return rows.map(toStrategy)
+}
+
+export async function findStrategy (db: Queryable, ref: FeatureEnvironmentRef, id: string): Promise<StoredStrategy | undefined> {
+  const row = await db
+    .selectFrom('feature_strategies')
+    .select(columns)
+    .where('id', '=', id)
+    .where('feature_name', '=', ref.feature)
+    .where('environment_name', '=', ref.environment)
+    .executeTakeFirst()
+  return row && toStrategy(row)
+}
+
+/** How many strategies the feature-environment has, and the sortOrder after the last one. */
+export async function strategyCount (trx: Transaction<DB>, ref: FeatureEnvironmentRef) {
+  const row = await trx
+    .selectFrom('feature_strategies')
+    .select((eb) => [eb.fn.countAll<string>().as('n'), eb.fn.max('sort_order').as('last')])
+    .where('feature_name', '=', ref.feature)
+    .where('environment_name', '=', ref.environment)
+    .executeTakeFirstOrThrow()
+  return { count: Number(row.n), nextSortOrder: row.last === null ? 0 : Number(row.last) + 1 }
+}
+
+/** Whether any strategy of the feature-environment is not disabled. */
+export async function hasActiveStrategy (trx: Transaction<DB>, ref: FeatureEnvironmentRef): Promise<boolean> {
+  const row = await trx
+    .selectFrom('feature_strategies')
+    .select('id')
+    .where('feature_name', '=', ref.feature)
+    .where('environment_name', '=', ref.environment)
+    .where('disabled', '=', false)
+    .limit(1)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
+const values = (doc: StrategyDocument) => ({
+  strategy_name: doc.name,
+  title: doc.title,
+  disabled: doc.disabled,
+  sort_order: doc.sortOrder,
+  parameters: JSON.stringify(doc.parameters),
+  constraints: JSON.stringify(doc.constraints),
+  variants: JSON.stringify(doc.variants),
+})
+
+export async function insertStrategy (trx: Transaction<DB>, ref: FeatureEnvironmentRef, id: string, doc: StrategyDocument) {
+  const row = await trx
+    .insertInto('feature_strategies')
+    .values({ id, feature_name: ref.feature, environment_name: ref.environment, ...values(doc) })
+    .returning(columns)
+    .executeTakeFirstOrThrow()
+  return toStrategy(row)
+}
+
+export async function updateStrategy (trx: Transaction<DB>, id: string, doc: StrategyDocument) {
+  const row = await trx
+    .updateTable('feature_strategies')
+    .set((eb) => ({ ...values(doc), revision: eb('revision', '+', 1) }))
+    .where('id', '=', id)
+    .returning(columns)
+    .executeTakeFirstOrThrow()
+  return toStrategy(row)
+}
+
+export async function deleteStrategy (trx: Transaction<DB>, id: string) {
+  await trx.deleteFrom('feature_strategies').where('id', '=', id).execute()
+}
+
+export async function setSortOrder (trx: Transaction<DB>, id: string, sortOrder: number) {
+  await trx
+    .updateTable('feature_strategies')
+    .set((eb) => ({ sort_order: sortOrder, revision: eb('revision', '+', 1) }))
+    .where('id', '=', id)
+    .execute()
+}
+
+/** The strategies of one feature in each of `environments` (all when undefined), in order. */
+export async function strategiesOfFeature (db: Queryable, feature: string, environments: readonly string[] | undefined) {
+  let query = db
+    .selectFrom('feature_strategies')
+    .select(['environment_name', ...columns])
+    .where('feature_name', '=', feature)
+    .orderBy('sort_order')
+    .orderBy('created_at')
+    .orderBy('id')
+  if (environments !== undefined) query = query.where('environment_name', 'in', environments)
+  const out = new Map<string, FeatureStrategy[]>()
+  for (const row of await query.execute()) {
+    const list = out.get(row.environment_name) ?? []
+    list.push(toStrategy(row).strategy)
+    out.set(row.environment_name, list)
+  }
+  return out
+}

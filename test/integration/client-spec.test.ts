@@ -1,0 +1,119 @@
+/**
+ * The official client specification (@unleash/client-specification 6.1.0): each file's state is
+ * written through the admin API, and the official Node SDK (unleash-client) reads it from a
+ * listening server and answers every case. A case is reproduced, or its state was refused with
+ * a 400 naming the rule (listed below with the reason), or it is a known difference (listed).
+ */
+import { afterAll, describe, expect, it } from 'vitest'
+import { buildTestApp } from '../helpers/app.js'
+import { type CaseResult, clientSecret, loadSpec, runCases, startSdk, writeState } from '../helpers/client-spec.js'
+
+const FILES = [
+  '01-simple-examples.json',
+  '02-user-with-id-strategy.json',
+  '03-gradual-rollout-user-id-strategy.json',
+  '04-gradual-rollout-session-id-strategy.json',
+  '05-gradual-rollout-random-strategy.json',
+  '06-remote-address-strategy.json',
+  '07-multiple-strategies.json',
+  '09-strategy-constraints.json',
+  '10-flexible-rollout-strategy.json',
+  '11-strategy-constraints-edge-cases.json',
+  '12-custom-stickiness.json',
+  '13-constraint-operators.json',
+  '14-constraint-semver-operators.json',
+  '21-regex-constraint-operators.json',
+  '22-cidr-constraint-operators.json',
+]
+
+/**
+ * Features whose state the service refuses, each with the rule its 400 names: states that are
+ * invalid, or that Unleash's own admin API refuses too.
+ */
+const REFUSED: Record<string, [feature: string, rule: RegExp, why: string][]> = {
+  '09-strategy-constraints.json': [
+    ['Feature.constraints.empty', /values must list at least one value for the operator IN$/, 'an IN constraint without values (Unleash refuses it too)'],
+    ['Feature.constraints.empty-not-in', /values must list at least one value for the operator NOT_IN$/, 'a NOT_IN constraint without values (Unleash refuses it too)'],
+  ],
+  '11-strategy-constraints-edge-cases.json': [
+    ['Feature.constraints.no_values', /values must list at least one value for the operator IN$/, 'an IN constraint without values'],
+    ['Feature.constraints.no_values_NOT_IN', /values must list at least one value for the operator NOT_IN$/, 'a NOT_IN constraint without values'],
+  ],
+  '13-constraint-operators.json': [['F7.invalid-operator', /operator must be one of: IN, NOT_IN/, 'the operator NOT_A_VALID_OPERATOR']],
+  '14-constraint-semver-operators.json': [['F8.invalidSemverWithLeadingV', /must be a strict semantic version/, 'the SEMVER value v2.0.0 (Unleash refuses it too)']],
+  '21-regex-constraint-operators.json': [
+    ['invalid-regex-defaults-to-false', /is not a valid RE2 regular expression/, 'the pattern "(regex" does not compile'],
+    ['Inverted.constraint', /a REGEX constraint cannot be inverted/, 'an inverted REGEX constraint (Unleash refuses it too)'],
+    ['R90.reject_lookahead', /is not a valid RE2 regular expression/, 'a lookahead, which RE2 does not have'],
+    ['R91.reject_backreference', /is not a valid RE2 regular expression/, 'a backreference, which RE2 does not have'],
+  ],
+  '22-cidr-constraint-operators.json': [
+    ['CIDR.mixed.values', /must be an IP address or a CIDR range/, 'IN_CIDR values that are not addresses (127.invalid)'],
+    ['CIDR.invalid.only', /must be an IP address or a CIDR range/, 'IN_CIDR values that are not addresses'],
+    ['CIDR.ipv6.mixed.values', /must be an IP address or a CIDR range/, 'IN_CIDR values that are not addresses (bad::cidr)'],
+  ],
+}
+
+/**
+ * Cases whose state is stored but answered differently, and why. Variant weights are stored
+ * summing to 1000 (variable variants share what fixed ones leave, as in Unleash, which rewrites
+ * them the same way); the SDK picks a variant by hash modulo the total weight, so a state whose
+ * weights sum to 100 assigns some users differently.
+ */
+const DIFFERENT: Record<string, [description: string, why: string][]> = {
+  '12-custom-stickiness.json': [
+    ['Feature.flexible.rollout.custom.stickiness_100 and customField=438 yields green', 'variant weights 25 × 4 are stored as 250 × 4'],
+    ['Feature.flexible.rollout.custom.stickiness_100 and customField=44 yields yellow', 'variant weights 25 × 4 are stored as 250 × 4'],
+  ],
+}
+
+const results: CaseResult[] = []
+
+afterAll(() => {
+  const by = (o: string) => results.filter((r) => r.outcome === o)
+  console.log(`client specification: ${results.length} cases, ${by('reproduced').length} reproduced, ${by('refused').length} refused, ${by('differs').length} differ`)
+  for (const r of by('refused')) console.log(`REFUSED ${r.file} ${r.toggleName}: ${r.detail}`)
+  for (const r of by('differs')) console.log(`DIFFERS ${r.file} ${r.toggleName} "${r.description}": got ${r.detail}`)
+})
+
+describe('the official client specification through the admin API and the Node SDK', () => {
+  for (const file of FILES) {
+    it(file, async () => {
+      const t = await buildTestApp({ CLIENT_STATE_CACHE_MS: '0' })
+      try {
+        await t.app.listen({ port: 0, host: '127.0.0.1' })
+        const base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`
+        const spec = loadSpec(file)
+        const written = await writeState(t.app, spec.state)
+        const sdk = await startSdk(base, await clientSecret(t.app))
+        try {
+          results.push(...runCases(file, spec, sdk, written))
+        } finally {
+          sdk.destroy()
+        }
+      } finally {
+        await t.close()
+      }
+    }, 60_000)
+  }
+})
+
+describe('the outcome', () => {
+  it('every case is reproduced, refused by a listed rule, or a listed difference', () => {
+    expect(results.length).toBe(200)
+    for (const r of results.filter((x) => x.outcome === 'refused')) {
+      const expected = REFUSED[r.file]?.find(([feature]) => feature === r.toggleName)
+      expect(expected, `${r.file} ${r.toggleName} refused: ${r.detail}`).toBeDefined()
+      expect(r.detail).toMatch(expected![1])
+    }
+    for (const [file, features] of Object.entries(REFUSED)) {
+      for (const [feature] of features) {
+        expect(results.some((r) => r.file === file && r.toggleName === feature && r.outcome === 'refused'), `${file} ${feature} should be refused`).toBe(true)
+      }
+    }
+    const differs = results.filter((r) => r.outcome === 'differs').map((r) => `${r.file}: ${r.description}`)
+    const listed = Object.entries(DIFFERENT).flatMap(([file, cases]) => cases.map(([description]) => `${file}: ${description}`))
+    expect(differs.sort()).toEqual(listed.sort())
+    expect(results.filter((r) => r.outcome === 'reproduced')).toHaveLength(181)
+  })
+})
