@@ -191,7 +191,7 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
           tags: ['Features'],
           operationId: enabled ? 'toggleFeatureEnvironmentOn' : 'toggleFeatureEnvironmentOff',
           summary: `Switch a feature ${state} in an environment`,
-          description: `Records feature-environment-${enabled ? 'enabled' : 'disabled'}; a feature already ${state} is left alone (200, no event). ${enabled ? 'SDKs then see it on for everyone: the client API serves it with a flexibleRollout strategy at 100 %, as Unleash does when a feature without strategies is switched on.' : ''}`,
+          description: `Records feature-environment-${enabled ? 'enabled' : 'disabled'}; a feature already ${state} is left alone (200, no event). ${enabled ? 'A feature switched on with no active strategy first gets a flexibleRollout at 100 % (feature-strategy-add), as in Unleash: then it is on for everyone.' : ''}`,
           params: FeatureEnvironmentParams,
           errors: errorStatuses(400, 403, 404, 409, 413, 415),
           response: { 200: EmptyReply },
