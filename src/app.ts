@@ -20,6 +20,8 @@ import { validatorCompiler } from './http/validation.js'
 import { lifecycleRoutes } from './lifecycle/lifecycle.routes.js'
 import { loggerOptions } from './logger.js'
 import { metricsPlugin } from './metrics/metrics.plugin.js'
+import { dependencyRoutes } from './dependencies/dependencies.routes.js'
+import { segmentRoutes } from './segments/segments.routes.js'
 import { definitionRoutes } from './strategies/definitions.routes.js'
 import { strategyRoutes } from './strategies/strategies.routes.js'
 import { variantsRoutes } from './variants/variants.routes.js'
@@ -75,6 +77,8 @@ export async function buildApp (config: Config, { database }: AppDeps, loggerIns
   await app.register(variantsRoutes, { db, config })
   await app.register(definitionRoutes, { db })
   await app.register(strategyRoutes, { db, config })
+  await app.register(segmentRoutes, { db, config })
+  await app.register(dependencyRoutes, { db })
   await app.register(lifecycleRoutes, { db })
   await app.register(eventsRoutes, { db })
   await app.register(tokenRoutes, { db, tokens })

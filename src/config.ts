@@ -65,6 +65,8 @@ export const EnvSchema = Type.Object({
   MAX_CONSTRAINT_VALUES: Positive(250, 'Most values in one constraint'),
   MAX_CONSTRAINT_VALUE_LENGTH: Positive(100, 'Longest constraint value, in characters'),
   MAX_REGEX_LENGTH: Positive(1000, 'Longest REGEX constraint pattern, in characters'),
+  MAX_SEGMENTS_PER_STRATEGY: Positive(5, 'Most segments one strategy may use'),
+  MAX_SEGMENT_VALUES: Positive(1000, 'Most constraint values in one segment, all its constraints together'),
   REQUEST_TIMEOUT_MS: Positive(
     30_000,
     'All of a request (headers and body) must arrive within this; a slower one gets 408 and its connection is closed'
@@ -134,7 +136,10 @@ function toConfig (env: Env) {
       maxConstraintValues: env.MAX_CONSTRAINT_VALUES,
       maxValueLength: env.MAX_CONSTRAINT_VALUE_LENGTH,
       maxRegexLength: env.MAX_REGEX_LENGTH,
+      maxSegments: env.MAX_SEGMENTS_PER_STRATEGY,
+      maxVariants: env.MAX_VARIANTS,
     },
+    maxSegmentValues: env.MAX_SEGMENT_VALUES,
     requestTimeoutMs: env.REQUEST_TIMEOUT_MS,
     connectionTimeoutMs: env.CONNECTION_TIMEOUT_MS,
     metricsEnabled: env.METRICS_ENABLED,

@@ -49,6 +49,11 @@ const kinds = {
     title: 'Feature archived',
     description: 'The feature is archived: revive it before changing it',
   },
+  InUseError: {
+    status: 409,
+    title: 'In use',
+    description: 'Other resources depend on it (a segment used by strategies, a feature other features depend on)',
+  },
   PreconditionFailedError: {
     status: 412,
     title: 'Precondition failed',
@@ -146,14 +151,15 @@ export function toErrorBody (error: ApiError): ErrorBodyType {
   }
 }
 
-/** What each error status means, for the OpenAPI document (the first kind with that status). */
+/** What each error status means, for the OpenAPI document: every kind with that status, and its name. */
 export const statusDescription = (status: number) => {
-  const name = errorNameForStatus(status)
-  return name === undefined ? `HTTP ${status}` : kinds[name].description
+  const names = (Object.keys(kinds) as ErrorName[]).filter((name) => kinds[name].status === status)
+  if (names.length === 0) return `HTTP ${status}`
+  return [...new Set(names.map((name) => `${kinds[name].description} (${name})`))].join('; ')
 }
 
 /** The documents a business rule checks; a route says where each one is in its request. */
-export type RuleDocument = 'operations' | 'variants' | 'strategy'
+export type RuleDocument = 'operations' | 'variants' | 'strategy' | 'segment'
 
 export interface RuleProblem {
   /** JSON Pointer into the document, when the problem has a place. */

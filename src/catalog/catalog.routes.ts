@@ -8,6 +8,7 @@ import {
   Environment,
   Feature,
   FeatureDetails,
+  FeatureUpdate,
   NewEnvironment,
   NewFeature,
   NewProject,
@@ -182,6 +183,26 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
       catalog.featureDetails(db, { project: request.params.projectId, feature: request.params.featureName }, request.token)
   )
 
+  app.put(
+    '/api/admin/projects/:projectId/features/:featureName',
+    {
+      config: { access: 'token' },
+      schema: {
+        tags: ['Features'],
+        operationId: 'updateFeature',
+        summary: "Change a feature's description, type or impressionData",
+        description:
+          'As Unleash: 200 with the feature; members left out keep their value; a name other than the one in the path is a 400 (a feature cannot be renamed). Records feature-metadata-updated with data and preData; the same values again change nothing.',
+        params: FeatureParams,
+        body: FeatureUpdate,
+        errors: errorStatuses(400, 403, 404, 413, 415),
+        response: { 200: Feature },
+      },
+    },
+    async (request) =>
+      catalog.updateFeatureMetadata(db, { project: request.params.projectId, feature: request.params.featureName }, request.body, request.token.name)
+  )
+
   for (const [state, enabled] of [['on', true], ['off', false]] as const) {
     app.post(
       `/api/admin/projects/:projectId/features/:featureName/environments/:environment/${state}`,
@@ -214,9 +235,9 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
         operationId: 'archiveFeature',
         summary: 'Archive a feature',
         description:
-          'As Unleash: the feature enters the lifecycle stage archived, SDKs no longer receive it, and its variants and state can no longer be changed (409) until it is revived. Records feature-archived; archiving an archived feature changes nothing.',
+          'As Unleash: the feature enters the lifecycle stage archived, SDKs no longer receive it, and its variants and state can no longer be changed (409) until it is revived. Records feature-archived; archiving an archived feature changes nothing. A feature that features not archived depend on cannot be archived: 409 naming them.',
         params: FeatureParams,
-        errors: errorStatuses(400, 403, 404, 413, 415),
+        errors: errorStatuses(400, 403, 404, 409, 413, 415),
         response: { 202: EmptyReply },
       },
     },

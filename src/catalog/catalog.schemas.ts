@@ -52,6 +52,17 @@ export const NewFeature = Type.Object(
     name: UrlFriendly('Unique across the whole instance'),
     description: Type.Optional(Description),
     type: Type.Optional(StringEnum(FEATURE_TYPES, { default: 'release' })),
+    impressionData: Type.Optional(Type.Boolean({ default: false, description: 'SDKs emit impression events for the feature' })),
+  },
+  { additionalProperties: false }
+)
+
+export const FeatureUpdate = Type.Object(
+  {
+    name: Type.Optional(UrlFriendly('Must be the name in the path if given: a feature cannot be renamed')),
+    description: Type.Optional(Nullable(Description)),
+    type: Type.Optional(StringEnum(FEATURE_TYPES)),
+    impressionData: Type.Optional(Type.Boolean()),
   },
   { additionalProperties: false }
 )
@@ -61,6 +72,7 @@ export const Feature = Type.Object({
   project: Type.String(),
   description: Nullable(Type.String()),
   type: Type.String(),
+  impressionData: Type.Boolean(),
   createdAt: Timestamp,
 })
 
@@ -79,5 +91,10 @@ export const FeatureDetails = Type.Composite([
       }),
       { description: "The feature's environments that the token's scope covers" }
     ),
+    dependencies: Type.Array(
+      Type.Object({ feature: Type.String(), enabled: Type.Boolean(), variants: Type.Array(Type.String()) }),
+      { description: 'The features this one depends on' }
+    ),
+    children: Type.Array(Type.String(), { description: 'The features that depend on this one' }),
   }),
 ])

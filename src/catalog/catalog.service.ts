@@ -1,17 +1,20 @@
 import type { Static } from '@sinclair/typebox'
 import { ALL, type TokenScope } from '../auth/tokens.js'
 import type { Database } from '../db/types.js'
-import { notFound } from '../errors.js'
+import { ApiError, invalidField, notFound } from '../errors.js'
+import { dependencyLinks } from '../dependencies/dependencies.service.js'
+import { childrenOf } from '../dependencies/dependencies.store.js'
 import { writeChange } from '../events/events.service.js'
 import { toJsonText } from '../events/events.store.js'
 import { currentStage } from '../lifecycle/lifecycle.store.js'
 import { transition } from '../lifecycle/lifecycle.service.js'
 import { addDefaultStrategyIfNone } from '../strategies/strategies.service.js'
 import { strategiesOfFeature } from '../strategies/strategies.store.js'
-import type { NewEnvironment, NewFeature, NewProject } from './catalog.schemas.js'
+import type { FeatureUpdate, NewEnvironment, NewFeature, NewProject } from './catalog.schemas.js'
 import {
   addProjectEnvironment,
   findFeature,
+  findFeatureRow,
   findProject,
   insertEnvironment,
   insertFeature,
@@ -21,6 +24,7 @@ import {
   listProjects,
   setArchived,
   setEnvironmentEnabled,
+  updateFeature,
 } from './catalog.store.js'
 import { lockFeature, lockFeatureEnvironment, lockFeatures, requirePresent } from './features.store.js'
 import type { FeatureEnvironmentRef, FeatureRef } from './missing.js'
@@ -73,7 +77,7 @@ export async function createFeature (db: Database, project: string, body: Static
       createdBy,
       project,
       featureName: created.name,
-      data: toJsonText({ name: created.name, description: created.description, type: created.type }),
+      data: toJsonText({ name: created.name, description: created.description, type: created.type, impressionData: created.impressionData }),
     })
     return created
   })
@@ -95,6 +99,7 @@ export async function featureDetails (db: Database, ref: FeatureRef, token: Toke
   const strategies = await strategiesOfFeature(db, ref.feature, token.environments.includes(ALL) ? undefined : token.environments)
   return {
     ...found,
+    ...(await dependencyLinks(db, ref)),
     lifecycle: await currentStage(db, ref.feature),
     environments: found.environments.map((e) => ({ ...e, strategies: strategies.get(e.name) ?? [] })),
   }
@@ -122,13 +127,43 @@ export function setFeatureEnabled (db: Database, ref: FeatureEnvironmentRef, ena
   })
 }
 
-/** Archives a feature (stage archived, feature-archived); archiving an archived feature changes nothing. */
+/**
+ * Archives a feature (stage archived, feature-archived); archiving an archived feature changes
+ * nothing. A feature that live features depend on cannot be archived (409 naming them).
+ */
 export function archiveFeature (db: Database, ref: FeatureRef, createdBy: string) {
   return writeChange(db, async (change) => {
     if (await lockFeature(change.trx, ref, true)) return
+    const children = await childrenOf(change.trx, ref.feature, true)
+    if (children.length > 0) {
+      throw new ApiError('InUseError', `Feature ${ref.feature} cannot be archived: ${children.join(', ')} depend on it (remove their dependencies first)`)
+    }
     await setArchived(change.trx, ref.feature, true)
     await transition(change, ref, { kind: 'archive' }, createdBy)
     change.record({ type: 'feature-archived', createdBy, project: ref.project, featureName: ref.feature })
+  })
+}
+
+/**
+ * Changes a feature's description, type and impressionData (feature-metadata-updated with data
+ * and preData); a feature cannot be renamed. The same values again change nothing.
+ */
+export function updateFeatureMetadata (db: Database, ref: FeatureRef, body: Static<typeof FeatureUpdate>, createdBy: string) {
+  if (body.name !== undefined && body.name !== ref.feature) throw invalidField('/body/name', `must be ${ref.feature}, the name in the path: a feature cannot be renamed`)
+  return writeChange(db, async ({ trx, record }) => {
+    await lockFeature(trx, ref, true)
+    const before = await findFeatureRow(trx, ref.project, ref.feature)
+    if (!before) throw notFound(`Feature ${ref.feature} does not exist in project ${ref.project}`)
+    const after = await updateFeature(trx, ref.feature, {
+      description: body.description === undefined ? before.description : body.description,
+      type: body.type ?? before.type,
+      impressionData: body.impressionData ?? before.impressionData,
+    })
+    const data = (f: typeof after) => toJsonText({ name: f.name, description: f.description, type: f.type, impressionData: f.impressionData })
+    if (data(after) !== data(before)) {
+      record({ type: 'feature-metadata-updated', createdBy, project: ref.project, featureName: ref.feature, data: data(after), preData: data(before) })
+    }
+    return after
   })
 }
 

@@ -86,19 +86,21 @@ export async function addProjectEnvironment (trx: Transaction<DB>, project: stri
   return true
 }
 
-const featureColumns = ['name', 'project_id', 'description', 'type', 'created_at'] as const
+const featureColumns = ['name', 'project_id', 'description', 'type', 'impression_data', 'created_at'] as const
 
 const toFeature = (row: {
   name: string
   project_id: string
   description: string | null
   type: string
+  impression_data: boolean
   created_at: Date
 }) => ({
   name: row.name,
   project: row.project_id,
   description: row.description,
   type: row.type,
+  impressionData: row.impression_data,
   createdAt: row.created_at,
 })
 
@@ -113,6 +115,7 @@ export async function insertFeature (trx: Transaction<DB>, project: string, feat
         project_id: project,
         description: feature.description ?? null,
         type: feature.type ?? 'release',
+        impression_data: feature.impressionData ?? false,
       })
       .returning(featureColumns)
       .executeTakeFirstOrThrow()
@@ -144,15 +147,21 @@ export async function listFeatures (db: Queryable, project: string) {
   return rows.map(toFeature)
 }
 
-/** The feature of the project with the environments (and their variants) the token may see. */
-export async function findFeature (db: Queryable, project: string, name: string, token: TokenScope) {
+/** The feature of the project (archived or not). */
+export async function findFeatureRow (db: Queryable, project: string, name: string) {
   const row = await db
     .selectFrom('features')
     .select(featureColumns)
     .where('project_id', '=', project)
     .where('name', '=', name)
     .executeTakeFirst()
-  if (!row) return undefined
+  return row && toFeature(row)
+}
+
+/** The feature of the project with the environments (and their variants) the token may see. */
+export async function findFeature (db: Queryable, project: string, name: string, token: TokenScope) {
+  const feature = await findFeatureRow(db, project, name)
+  if (!feature) return undefined
   let environments = db
     .selectFrom('feature_environments')
     .select(['environment_name', 'enabled', 'variants'])
@@ -162,7 +171,7 @@ export async function findFeature (db: Queryable, project: string, name: string,
     environments = environments.where('environment_name', 'in', token.environments)
   }
   return {
-    ...toFeature(row),
+    ...feature,
     environments: (await environments.execute()).map((e) => ({
       name: e.environment_name,
       enabled: e.enabled,
@@ -182,4 +191,15 @@ export async function setEnvironmentEnabled (trx: Transaction<DB>, ref: FeatureE
     .where('feature_name', '=', ref.feature)
     .where('environment_name', '=', ref.environment)
     .execute()
+}
+
+/** Changes a feature's description, type and impressionData; returns it as it is now. */
+export async function updateFeature (trx: Transaction<DB>, name: string, fields: { description: string | null; type: string; impressionData: boolean }) {
+  const row = await trx
+    .updateTable('features')
+    .set({ description: fields.description, type: fields.type, impression_data: fields.impressionData })
+    .where('name', '=', name)
+    .returning(featureColumns)
+    .executeTakeFirstOrThrow()
+  return toFeature(row)
 }

@@ -4,8 +4,8 @@ import type { Database } from '../db/types.js'
 import { errorStatuses } from '../http/openapi.js'
 import { responseHeader } from '../http/schemas.js'
 import type { ClientState } from './client-state.js'
-import { ClientFeatures, ClientFeaturesQuery } from './client.schemas.js'
-import { pollClientFeatures } from './client.service.js'
+import { ClientFeatures, ClientFeaturesQuery, ClientSpecHeader } from './client.schemas.js'
+import { pollClientFeatures, readsSegments } from './client.service.js'
 
 export const clientRoutes: FastifyPluginAsyncTypebox<{ db: Database; state: ClientState }> = async (app, { db, state }) => {
   app.get(
@@ -17,10 +17,11 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ db: Database; state: Clie
         operationId: 'getAllClientFeatures',
         summary: "The features of the client token's environment and projects, for Unleash SDKs",
         description:
-          "Unleash's client format (version 2). Every answer has an ETag; send it back as If-None-Match (weak comparison: W/\"…\" from a compressing proxy matches too) and an unchanged state is answered 304 without a body. A change is seen within CLIENT_STATE_CACHE_MS (1 s by default). Needs a client token (an admin token is 403).",
+          "Unleash's client format (version 2). Every answer has an ETag; send it back as If-None-Match (weak comparison: W/\"…\" from a compressing proxy matches too) and an unchanged state is answered 304 without a body. A change is seen within CLIENT_STATE_CACHE_MS (1 s by default). SDKs that send Unleash-Client-Spec 4.2.0 or later get the segments once at the top level and strategies with their ids; others get segment constraints inlined into each strategy (the ETag covers the choice). Needs a client token (an admin token is 403).",
         querystring: ClientFeaturesQuery,
         headers: Type.Object({
           'if-none-match': Type.Optional(Type.String({ description: 'The ETag of the answer you hold (a list, or *)' })),
+          'unleash-client-spec': Type.Optional(ClientSpecHeader),
         }),
         errors: errorStatuses(400, 403),
         response: {
@@ -34,7 +35,8 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ db: Database; state: Clie
       },
     },
     async (request, reply) => {
-      const { etag, json } = await pollClientFeatures(db, state, request.token, request.query, request.headers['if-none-match'])
+      const wants = { ...request.query, segments: readsSegments(request.headers['unleash-client-spec']) }
+      const { etag, json } = await pollClientFeatures(db, state, request.token, wants, request.headers['if-none-match'])
       reply.header('etag', etag)
       if (json === undefined) return reply.code(304).send()
       return reply.type('application/json; charset=utf-8').send(json)

@@ -1,7 +1,22 @@
-import { sql } from 'kysely'
-import type { Queryable } from '../db/types.js'
+import { type ExpressionBuilder, sql } from 'kysely'
+import type { DB, Queryable } from '../db/types.js'
+
+type ClientFilter = { environment: string; projects?: readonly string[] | undefined; project?: string | undefined; namePrefix?: string | undefined }
+
+/**
+ * The features an answer holds, as a condition on a query that has them as `f`: not archived,
+ * in the token's projects, and the filters the SDK asked for.
+ */
+const served = (filter: ClientFilter) => (eb: ExpressionBuilder<DB & { f: DB['features'] }, 'f'>) =>
+  eb.and([
+    eb('f.archived_at', 'is', null),
+    ...(filter.projects !== undefined ? [eb('f.project_id', 'in', filter.projects)] : []),
+    ...(filter.project !== undefined ? [eb('f.project_id', '=', filter.project)] : []),
+    ...(filter.namePrefix !== undefined ? [sql<boolean>`starts_with(f.name, ${filter.namePrefix})`] : []),
+  ])
 
 export interface ClientFeatureRow {
+  impression_data: boolean
   name: string
   type: string
   project_id: string
@@ -16,22 +31,21 @@ export interface ClientFeatureRow {
  */
 export async function listClientFeatures (
   db: Queryable,
-  filter: { environment: string; projects?: readonly string[] | undefined; project?: string | undefined; namePrefix?: string | undefined }
+  filter: ClientFilter
 ): Promise<ClientFeatureRow[]> {
-  let select = db
+  return db
     .selectFrom('features as f')
     .innerJoin('feature_environments as fe', 'fe.feature_name', 'f.name')
-    .select(['f.name', 'f.type', 'f.project_id', 'fe.enabled', 'fe.variants'])
+    .select(['f.name', 'f.type', 'f.project_id', 'f.impression_data', 'fe.enabled', 'fe.variants'])
     .where('fe.environment_name', '=', filter.environment)
-    .where('f.archived_at', 'is', null)
+    .where(served(filter))
     .orderBy('f.name')
-  if (filter.projects !== undefined) select = select.where('f.project_id', 'in', filter.projects)
-  if (filter.project !== undefined) select = select.where('f.project_id', '=', filter.project)
-  if (filter.namePrefix !== undefined) select = select.where(sql<boolean>`starts_with(f.name, ${filter.namePrefix})`)
-  return select.execute()
+    .execute()
 }
 
 export interface ClientStrategyRow {
+  /** JSON text: the ids of the segments it uses, ascending. */
+  segments: string
   feature_name: string
   strategy_name: string
   /** JSON text */
@@ -48,21 +62,64 @@ export interface ClientStrategyRow {
  */
 export async function listClientStrategies (
   db: Queryable,
-  filter: { environment: string; projects?: readonly string[] | undefined; project?: string | undefined; namePrefix?: string | undefined }
+  filter: ClientFilter
 ): Promise<ClientStrategyRow[]> {
-  let select = db
+  return db
     .selectFrom('feature_strategies as s')
     .innerJoin('features as f', 'f.name', 's.feature_name')
     .select(['s.feature_name', 's.strategy_name', 's.parameters', 's.constraints', 's.variants'])
+    .select((eb) =>
+      eb.fn
+        .coalesce(
+          eb
+            .selectFrom('feature_strategy_segments as ss')
+            .select(sql<string>`json_agg(ss.segment_id ORDER BY ss.segment_id)::text`.as('ids'))
+            .whereRef('ss.strategy_id', '=', 's.id'),
+          sql<string>`'[]'`
+        )
+        .as('segments')
+    )
     .where('s.environment_name', '=', filter.environment)
     .where('s.disabled', '=', false)
-    .where('f.archived_at', 'is', null)
+    .where(served(filter))
     .orderBy('s.feature_name')
     .orderBy('s.sort_order')
     .orderBy('s.created_at')
     .orderBy('s.id')
-  if (filter.projects !== undefined) select = select.where('f.project_id', 'in', filter.projects)
-  if (filter.project !== undefined) select = select.where('f.project_id', '=', filter.project)
-  if (filter.namePrefix !== undefined) select = select.where(sql<boolean>`starts_with(f.name, ${filter.namePrefix})`)
-  return select.execute()
+    .execute()
+}
+
+/** The segments used by the active strategies of the features an answer holds, by id. */
+export async function listClientSegments (db: Queryable, filter: ClientFilter) {
+  return db
+    .selectFrom('segments as g')
+    .select(['g.id', 'g.name', 'g.constraints'])
+    .where(({ exists, selectFrom }) =>
+      exists(
+        selectFrom('feature_strategy_segments as ss')
+          .innerJoin('feature_strategies as s', 's.id', 'ss.strategy_id')
+          .innerJoin('features as f', 'f.name', 's.feature_name')
+          .select('ss.segment_id')
+          .whereRef('ss.segment_id', '=', 'g.id')
+          .where('s.environment_name', '=', filter.environment)
+          .where('s.disabled', '=', false)
+          .where(served(filter))
+      )
+    )
+    .orderBy('g.id')
+    .execute()
+}
+
+/** The dependencies of the features an answer holds. */
+export async function listClientDependencies (db: Queryable, filter: ClientFilter) {
+  return db
+    .selectFrom('feature_dependencies as d')
+    .innerJoin('features as f', 'f.name', 'd.child')
+    .innerJoin('feature_environments as fe', (join) => join.onRef('fe.feature_name', '=', 'f.name').on('fe.environment_name', '=', filter.environment))
+    .select(['d.child', 'd.parent', 'd.enabled', 'd.variants'])
+    .where(served(filter))
+    .orderBy('d.child')
+    .orderBy('d.created_at')
+    .orderBy('d.parent')
+    .execute()
 }

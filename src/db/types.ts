@@ -30,6 +30,7 @@ export interface FeaturesTable {
   created_at: CreatedAt
   /** Set while the feature is archived. */
   archived_at: ColumnType<Date | null, Date | null | undefined, Date | null>
+  impression_data: ColumnType<boolean, boolean | undefined, boolean>
 }
 
 /**
@@ -146,6 +147,31 @@ export interface FeatureStrategiesTable {
   created_at: CreatedAt
 }
 
+export interface SegmentsTable {
+  id: Generated<number>
+  name: string
+  description: string | null
+  project_id: string | null
+  /** JSON text */
+  constraints: string
+  created_by: string
+  created_at: CreatedAt
+}
+
+export interface FeatureStrategySegmentsTable {
+  strategy_id: string
+  segment_id: number
+}
+
+export interface FeatureDependenciesTable {
+  child: string
+  parent: string
+  enabled: boolean
+  /** JSON text, or null when no variants were given. */
+  variants: string | null
+  created_at: CreatedAt
+}
+
 export interface DB {
   usage_applications: UsageApplicationsTable
   usage_instances: UsageInstancesTable
@@ -161,6 +187,9 @@ export interface DB {
   state_version_shards: StateVersionShardsTable
   strategy_definitions: StrategyDefinitionsTable
   feature_strategies: FeatureStrategiesTable
+  segments: SegmentsTable
+  feature_strategy_segments: FeatureStrategySegmentsTable
+  feature_dependencies: FeatureDependenciesTable
 }
 
 export type Database = Kysely<DB>

@@ -26,6 +26,13 @@ export type EventType =
   | 'feature-strategy-update'
   | 'feature-strategy-remove'
   | 'strategy-order-changed'
+  | 'segment-created'
+  | 'segment-updated'
+  | 'segment-deleted'
+  | 'feature-dependency-added'
+  | 'feature-dependency-removed'
+  | 'feature-dependencies-removed'
+  | 'feature-metadata-updated'
 
 /** JSON already serialised, so that a large document is serialised once for its row, its event and the reply. */
 export type JsonText = string & { readonly jsonText: unique symbol }

@@ -1,5 +1,6 @@
 import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import { Nullable, StringEnum, UrlFriendly } from '../http/schemas.js'
+import { Variant, VariantInput } from '../variants/variants.schemas.js'
 
 /**
  * Every operator the official SDKs evaluate (client specification 6.1.0). IN_CIDR is accepted
@@ -40,6 +41,10 @@ export interface StrategyLimits {
   maxConstraintValues: number
   maxValueLength: number
   maxRegexLength: number
+  /** Segments one strategy may use. */
+  maxSegments: number
+  /** Variants one strategy may have (the environment variants' limit). */
+  maxVariants: number
 }
 
 /** Most parameters on one strategy, and the longest parameter value. */
@@ -94,6 +99,23 @@ export const Parameters = Type.Record(Type.String(), ParameterValue, {
 const Title = Nullable(Type.String({ maxLength: 1000 }))
 const SortOrder = Type.Integer({ minimum: -1_000_000, maximum: 1_000_000 })
 
+const segmentIds = (limits: StrategyLimits) =>
+  Type.Array(Type.Integer({ minimum: 1, maximum: 2_147_483_647 }), {
+    maxItems: limits.maxSegments,
+    uniqueItems: true,
+    description: `Ids of the segments whose constraints must also match (at most ${limits.maxSegments}, MAX_SEGMENTS_PER_STRATEGY); each must exist, and a segment of a project can only be used there`,
+  })
+
+/**
+ * Strategy variants: the rules of environment variants (weights, fix/variable, payload types);
+ * stickiness defaults to the strategy's own (its stickiness parameter, else default).
+ */
+const strategyVariants = (limits: StrategyLimits) =>
+  Type.Array(VariantInput, {
+    maxItems: limits.maxVariants,
+    description: 'As environment variants: variable variants share 1000 minus the fixed weights, order kept as sent; stickiness defaults to the strategy\'s stickiness parameter (or default)',
+  })
+
 /** Members shared by the strategy bodies. */
 const strategyMembers = (limits: StrategyLimits) => ({
   title: Type.Optional(Title),
@@ -101,8 +123,8 @@ const strategyMembers = (limits: StrategyLimits) => ({
   sortOrder: Type.Optional(SortOrder),
   parameters: Type.Optional(Parameters),
   constraints: Type.Optional(constraintsSchema(limits)),
-  segments: Type.Optional(Type.Array(Type.Integer(), { maxItems: 0, description: 'Segments come in a later version: only an empty list is accepted' })),
-  variants: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 0, description: 'Strategy variants come in a later version: only an empty list is accepted' })),
+  segments: Type.Optional(segmentIds(limits)),
+  variants: Type.Optional(strategyVariants(limits)),
 })
 
 export const newStrategySchema = (limits: StrategyLimits) =>
@@ -142,7 +164,7 @@ export const FeatureStrategy = Type.Object({
   sortOrder: Type.Integer(),
   constraints: Type.Array(Type.Unknown(), { description: 'Exactly as sent' }),
   parameters: Type.Record(Type.String(), Type.String()),
-  variants: Type.Array(Type.Unknown()),
+  variants: Type.Array(Variant),
   segments: Type.Array(Type.Integer()),
 })
 export type FeatureStrategy = Static<typeof FeatureStrategy>

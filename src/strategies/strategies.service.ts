@@ -12,6 +12,7 @@ import { ifMatchHolds, strongEtag } from '../http/etag.js'
 import { ajvProblems, strictAjv } from '../validation.js'
 import { applyPatches } from '../variants/json-patch.js'
 import type { PatchOperation } from '../variants/variants.schemas.js'
+import { segmentsById } from '../segments/segments.store.js'
 import { findDefinition } from './definitions.store.js'
 import { type FeatureStrategy, type newStrategySchema, strategyDocumentSchema, type StrategyLimits, type updateStrategySchema } from './strategies.schemas.js'
 import {
@@ -73,6 +74,22 @@ async function definitionFor (db: Queryable, name: string, path: string) {
 }
 
 /**
+ * The segments a strategy uses must exist and, when they belong to a project, to the
+ * strategy's; 400 naming the first that does not, at `<root>/segments/<index>`. Their rows'
+ * key locks are held, so that none is deleted before the change commits.
+ */
+async function checkSegments (change: Change, ref: FeatureEnvironmentRef, ids: readonly number[], root: string) {
+  const found = new Map((await segmentsById(change.trx, ids)).map((s) => [s.id, s]))
+  ids.forEach((id, i) => {
+    const segment = found.get(id)
+    if (!segment) throw invalidField(`${root}/segments/${i}`, `names no segment: ${id}`)
+    if (segment.project !== null && segment.project !== ref.project) {
+      throw invalidField(`${root}/segments/${i}`, `names segment ${segment.name} of project ${segment.project}, which only strategies of that project may use`)
+    }
+  })
+}
+
+/**
  * After a strategy was changed or removed: a feature switched on with no strategy left that is
  * not disabled would be on for everyone in every SDK, so it is switched off (as Unleash does),
  * with its event.
@@ -121,7 +138,9 @@ export function addStrategy (db: Database, ref: FeatureEnvironmentRef, body: New
       variants: body.variants ?? [],
       segments: body.segments ?? [],
     }
-    const created = await insertStrategy(trx, ref, ulid(), resolveStrategy(input, definition, ref.feature, rules.limits))
+    const document = resolveStrategy(input, definition, ref.feature, rules.limits)
+    await checkSegments({ trx, record }, ref, body.segments ?? [], '/body')
+    const created = await insertStrategy(trx, ref, ulid(), document)
     record({ ...eventOf(ref, createdBy), type: 'feature-strategy-add', data: toJsonText(created.strategy) })
     return created
   })
@@ -170,7 +189,9 @@ export function replaceStrategy (
       variants: body.variants ?? [],
       segments: body.segments ?? current.strategy.segments,
     }
-    return writeStrategy(change, ref, enabled, current, resolveStrategy(input, definition, ref.feature, rules.limits), request.createdBy)
+    const document = resolveStrategy(input, definition, ref.feature, rules.limits)
+    if (body.segments !== undefined) await checkSegments(change, ref, body.segments, '/body')
+    return writeStrategy(change, ref, enabled, current, document, request.createdBy)
   })
 }
 
@@ -200,9 +221,12 @@ export function patchStrategy (
       const [first, ...rest] = ajvProblems(rules.checkDocument.errors ?? [])
       throw new RuleError('strategy', [first!, ...rest])
     }
-    const next = patched as StrategyInput
+    const sent = patched as Partial<StrategyInput> & Pick<StrategyInput, 'name' | 'title' | 'disabled' | 'sortOrder' | 'parameters' | 'constraints'>
+    const next: StrategyInput = { ...sent, variants: sent.variants ?? [], segments: sent.segments ?? [] }
     const definition = await definitionFor(change.trx, next.name, '/strategy/name')
-    return writeStrategy(change, ref, enabled, current, resolveStrategy(next, definition, ref.feature, rules.limits), request.createdBy)
+    const resolved = resolveStrategy(next, definition, ref.feature, rules.limits)
+    await checkSegments(change, ref, next.segments, '/strategy')
+    return writeStrategy(change, ref, enabled, current, resolved, request.createdBy)
   })
 }
 

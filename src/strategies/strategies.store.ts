@@ -1,10 +1,23 @@
-import type { Transaction } from 'kysely'
+import { type ExpressionBuilder, sql, type Transaction } from 'kysely'
 import type { FeatureEnvironmentRef } from '../catalog/missing.js'
 import type { DB, Queryable } from '../db/types.js'
+import type { Variant } from '../variants/variants.schemas.js'
 import type { FeatureStrategy } from './strategies.schemas.js'
 import type { StrategyDocument } from './strategy-rules.js'
 
-const columns = ['id', 'strategy_name', 'title', 'disabled', 'sort_order', 'parameters', 'constraints', 'variants', 'revision'] as const
+const columns = ['s.id', 's.strategy_name', 's.title', 's.disabled', 's.sort_order', 's.parameters', 's.constraints', 's.variants', 's.revision'] as const
+
+/** The ids of the segments a strategy uses, ascending, as JSON text. */
+const segmentIds = (eb: ExpressionBuilder<DB & { s: DB['feature_strategies'] }, 's'>) =>
+  eb.fn
+    .coalesce(
+      eb
+        .selectFrom('feature_strategy_segments as ss')
+        .select(sql<string>`json_agg(ss.segment_id ORDER BY ss.segment_id)::text`.as('ids'))
+        .whereRef('ss.strategy_id', '=', 's.id'),
+      sql<string>`'[]'`
+    )
+    .as('segments')
 
 export interface StoredStrategy {
   strategy: FeatureStrategy
@@ -12,6 +25,7 @@ export interface StoredStrategy {
 }
 
 type Row = {
+  segments: string
   id: string
   strategy_name: string
   title: string | null
@@ -32,8 +46,8 @@ const toStrategy = (row: Row): StoredStrategy => ({
     sortOrder: row.sort_order,
     constraints: JSON.parse(row.constraints) as unknown[],
     parameters: JSON.parse(row.parameters) as Record<string, string>,
-    variants: JSON.parse(row.variants) as unknown[],
-    segments: [],
+    variants: JSON.parse(row.variants) as Variant[],
+    segments: JSON.parse(row.segments) as number[],
   },
   revision: row.revision,
 })
@@ -41,24 +55,24 @@ const toStrategy = (row: Row): StoredStrategy => ({
 /** The strategies of a feature-environment in the order they are evaluated and listed in. */
 export async function listStrategies (db: Queryable, ref: FeatureEnvironmentRef): Promise<StoredStrategy[]> {
   const rows = await db
-    .selectFrom('feature_strategies')
-    .select(columns)
-    .where('feature_name', '=', ref.feature)
-    .where('environment_name', '=', ref.environment)
-    .orderBy('sort_order')
-    .orderBy('created_at')
-    .orderBy('id')
+    .selectFrom('feature_strategies as s')
+    .select([...columns, segmentIds])
+    .where('s.feature_name', '=', ref.feature)
+    .where('s.environment_name', '=', ref.environment)
+    .orderBy('s.sort_order')
+    .orderBy('s.created_at')
+    .orderBy('s.id')
     .execute()
   return rows.map(toStrategy)
 }
 
 export async function findStrategy (db: Queryable, ref: FeatureEnvironmentRef, id: string): Promise<StoredStrategy | undefined> {
   const row = await db
-    .selectFrom('feature_strategies')
-    .select(columns)
-    .where('id', '=', id)
-    .where('feature_name', '=', ref.feature)
-    .where('environment_name', '=', ref.environment)
+    .selectFrom('feature_strategies as s')
+    .select([...columns, segmentIds])
+    .where('s.id', '=', id)
+    .where('s.feature_name', '=', ref.feature)
+    .where('s.environment_name', '=', ref.environment)
     .executeTakeFirst()
   return row && toStrategy(row)
 }
@@ -97,13 +111,26 @@ const values = (doc: StrategyDocument) => ({
   variants: JSON.stringify(doc.variants),
 })
 
+/** The segments a strategy uses become `ids`. */
+async function replaceSegments (trx: Transaction<DB>, id: string, ids: readonly number[]) {
+  await trx.deleteFrom('feature_strategy_segments').where('strategy_id', '=', id).execute()
+  if (ids.length > 0) {
+    await trx.insertInto('feature_strategy_segments').values(ids.map((segment) => ({ strategy_id: id, segment_id: segment }))).execute()
+  }
+}
+
+const stored = (row: Omit<Row, 'segments'>, doc: StrategyDocument) => toStrategy({ ...row, segments: JSON.stringify(doc.segments) })
+
+const returned = ['id', 'strategy_name', 'title', 'disabled', 'sort_order', 'parameters', 'constraints', 'variants', 'revision'] as const
+
 export async function insertStrategy (trx: Transaction<DB>, ref: FeatureEnvironmentRef, id: string, doc: StrategyDocument) {
   const row = await trx
     .insertInto('feature_strategies')
     .values({ id, feature_name: ref.feature, environment_name: ref.environment, ...values(doc) })
-    .returning(columns)
+    .returning(returned)
     .executeTakeFirstOrThrow()
-  return toStrategy(row)
+  await replaceSegments(trx, id, doc.segments)
+  return stored(row, doc)
 }
 
 export async function updateStrategy (trx: Transaction<DB>, id: string, doc: StrategyDocument) {
@@ -111,9 +138,10 @@ export async function updateStrategy (trx: Transaction<DB>, id: string, doc: Str
     .updateTable('feature_strategies')
     .set((eb) => ({ ...values(doc), revision: eb('revision', '+', 1) }))
     .where('id', '=', id)
-    .returning(columns)
+    .returning(returned)
     .executeTakeFirstOrThrow()
-  return toStrategy(row)
+  await replaceSegments(trx, id, doc.segments)
+  return stored(row, doc)
 }
 
 export async function deleteStrategy (trx: Transaction<DB>, id: string) {
@@ -131,13 +159,13 @@ export async function setSortOrder (trx: Transaction<DB>, id: string, sortOrder:
 /** The strategies of one feature in each of `environments` (all when undefined), in order. */
 export async function strategiesOfFeature (db: Queryable, feature: string, environments: readonly string[] | undefined) {
   let query = db
-    .selectFrom('feature_strategies')
-    .select(['environment_name', ...columns])
-    .where('feature_name', '=', feature)
-    .orderBy('sort_order')
-    .orderBy('created_at')
-    .orderBy('id')
-  if (environments !== undefined) query = query.where('environment_name', 'in', environments)
+    .selectFrom('feature_strategies as s')
+    .select(['s.environment_name', ...columns, segmentIds])
+    .where('s.feature_name', '=', feature)
+    .orderBy('s.sort_order')
+    .orderBy('s.created_at')
+    .orderBy('s.id')
+  if (environments !== undefined) query = query.where('s.environment_name', 'in', environments)
   const out = new Map<string, FeatureStrategy[]>()
   for (const row of await query.execute()) {
     const list = out.get(row.environment_name) ?? []

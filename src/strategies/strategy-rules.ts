@@ -3,6 +3,8 @@ import { RE2JS } from 're2js'
 import semver from 'semver'
 import { problemAt, type RuleProblem, RuleError } from '../errors.js'
 import { strictAjv } from '../validation.js'
+import { validateVariants } from '../variants/variants.js'
+import type { Variant } from '../variants/variants.schemas.js'
 import type { Constraint, Operator, ParameterDefinition, StrategyLimits } from './strategies.schemas.js'
 
 /** A strategy as stored and served (without its id). */
@@ -13,7 +15,7 @@ export interface StrategyDocument {
   sortOrder: number
   parameters: Record<string, string>
   constraints: Constraint[]
-  variants: unknown[]
+  variants: Variant[]
   segments: number[]
 }
 
@@ -144,8 +146,22 @@ export function parameterProblems (parameters: Record<string, string>, declared:
 }
 
 /**
+ * A strategy's variants as stored: the rules of environment variants (validateVariants), each
+ * variant's stickiness defaulting to the strategy's own (its stickiness parameter, else
+ * default). Refusals are RuleErrors of the `variants` document.
+ */
+export function strategyVariants (variants: readonly unknown[], parameters: Record<string, string>, limits: StrategyLimits): Variant[] {
+  const stickiness = parameters.stickiness || 'default'
+  const withStickiness = variants.map((v) =>
+    typeof v === 'object' && v !== null && !Array.isArray(v) && !('stickiness' in v) ? { ...v, stickiness } : v
+  )
+  return validateVariants(withStickiness, { maxVariants: limits.maxVariants, maxBytes: Infinity }).variants
+}
+
+/**
  * A strategy as it will be stored: defaults filled in, constraints in their stored form, every
- * rule checked. Throws a RuleError (document `strategy`) listing what is wrong.
+ * rule checked. Throws a RuleError (document `strategy`, or `variants` for its variants)
+ * listing what is wrong.
  */
 export function resolveStrategy (
   input: StrategyInput,
@@ -164,7 +180,7 @@ export function resolveStrategy (
     sortOrder: input.sortOrder,
     parameters,
     constraints: input.constraints.map(canonicalConstraint),
-    variants: input.variants,
-    segments: input.segments,
+    variants: strategyVariants(input.variants, parameters, limits),
+    segments: [...input.segments].sort((a, b) => a - b),
   }
 }

@@ -21,22 +21,60 @@ export interface SpecStrategy {
   variants?: unknown[]
 }
 
+export interface SpecSegment {
+  id: number
+  name?: string | null
+  constraints: unknown[]
+}
+
 export interface SpecFeature {
   name: string
   enabled: boolean
   strategies?: SpecStrategy[]
   variants?: { name: string; weight: number; stickiness?: string; payload?: unknown; overrides?: unknown }[]
   impressionData?: boolean
-  dependencies?: unknown[]
+  dependencies?: { feature: string; enabled?: boolean; variants?: string[] }[]
   project?: string
   type?: string
 }
 
 export interface SpecFile {
   name: string
-  state: { version: number; features?: SpecFeature[]; segments?: unknown[]; events?: unknown[] }
+  state: { version?: number; features?: SpecFeature[]; segments?: SpecSegment[]; events?: SpecEvent[] }
   tests?: { description: string; context: Record<string, unknown>; toggleName: string; expectedResult: boolean }[]
   variantTests?: { description: string; context: Record<string, unknown>; toggleName: string; expectedResult: Record<string, unknown> }[]
+}
+
+/** An event of the delta format (files 19 and 20). */
+export type SpecEvent =
+  | { type: 'hydration'; features: SpecFeature[]; segments?: SpecSegment[] }
+  | { type: 'feature-updated'; feature: SpecFeature }
+  | { type: 'feature-removed'; featureName: string }
+  | { type: 'segment-updated'; segment: SpecSegment }
+  | { type: 'segment-removed'; segmentId: number }
+
+/** A state in the delta format, as the state its events leave. */
+export function finalState (state: SpecFile['state']): { features: SpecFeature[]; segments: SpecSegment[] } {
+  if (state.events === undefined) return { features: state.features ?? [], segments: state.segments ?? [] }
+  const features = new Map<string, SpecFeature>()
+  const segments = new Map<number, SpecSegment>()
+  for (const event of state.events) {
+    if (event.type === 'hydration') {
+      features.clear()
+      segments.clear()
+      for (const f of event.features) features.set(f.name, f)
+      for (const g of event.segments ?? []) segments.set(g.id, g)
+    } else if (event.type === 'feature-updated') {
+      features.set(event.feature.name, event.feature)
+    } else if (event.type === 'feature-removed') {
+      features.delete(event.featureName)
+    } else if (event.type === 'segment-updated') {
+      segments.set(event.segment.id, event.segment)
+    } else {
+      segments.delete(event.segmentId)
+    }
+  }
+  return { features: [...features.values()], segments: [...segments.values()] }
 }
 
 export const specFiles = (): string[] =>
@@ -62,20 +100,32 @@ async function call (app: App, method: 'GET' | 'POST' | 'PUT', url: string, payl
 }
 
 /**
- * Writes a specification state through the admin API, feature by feature, in the
- * `development` environment of `project`. A feature any part of which the service refuses
- * (with a 400) is recorded as refused with the refusal's message, and left out.
+ * Writes a specification state (its final state, for the delta format) through the admin API,
+ * in the `development` environment of `project`: segments (their ids mapped to the ones the
+ * service gives), features, their strategies, variants and switches, then dependencies. A
+ * feature any part of which the service refuses (with a 400) is recorded as refused with the
+ * refusal's message; so is a feature that depends, directly or not, on a refused one (its state
+ * could not be written as the specification has it).
  */
 export async function writeState (app: App, state: SpecFile['state'], project = 'default'): Promise<WrittenState> {
+  const { features, segments } = finalState(state)
   const refused = new Map<string, string>()
   const defined = new Set((json(await app.inject({ method: 'GET', url: '/api/admin/strategies', headers: auth() })).strategies as { name: string }[]).map((s) => s.name))
-  for (const feature of state.features ?? []) {
-    const base = `/api/admin/projects/${project}/features`
+  const segmentIds = new Map<number, number>()
+  for (const segment of segments) {
+    const res = await call(app, 'POST', '/api/admin/segments', { name: segment.name ?? `segment-${segment.id}`, constraints: segment.constraints })
+    if (res.status !== 201) throw new Error(`segment ${segment.id}: ${res.status} ${JSON.stringify(res.body)}`)
+    segmentIds.set(segment.id, (res.body as { id: number }).id)
+  }
+  // An id the state does not define stays missing, whatever ids the service gave.
+  const missingId = (id: number) => (new Set(segmentIds.values()).has(id) ? 2_000_000_000 + id : id)
+  const base = `/api/admin/projects/${project}/features`
+  for (const feature of features) {
     const refuse = (what: string, res: { status: number; body: unknown }) => {
       if (res.status !== 400) throw new Error(`${feature.name}: ${what} answered ${res.status} ${JSON.stringify(res.body)}`)
       refused.set(feature.name, (res.body as { message: string }).message)
     }
-    const created = await call(app, 'POST', base, { name: feature.name })
+    const created = await call(app, 'POST', base, { name: feature.name, ...(feature.impressionData !== undefined && { impressionData: feature.impressionData }) })
     if (created.status !== 201) {
       refuse('creating it', created)
       continue
@@ -89,7 +139,8 @@ export async function writeState (app: App, state: SpecFile['state'], project = 
         if (res.status !== 201) throw new Error(`defining ${strategy.name}: ${res.status}`)
         defined.add(strategy.name)
       }
-      const res = await call(app, 'POST', `${url}/strategies`, strategy)
+      const body = { ...strategy, ...(strategy.segments && { segments: strategy.segments.map((id) => segmentIds.get(id) ?? missingId(id)) }) }
+      const res = await call(app, 'POST', `${url}/strategies`, body)
       if (res.status !== 200) {
         refuse(`strategy ${strategy.name}`, res)
         ok = false
@@ -106,6 +157,32 @@ export async function writeState (app: App, state: SpecFile['state'], project = 
     if (ok && feature.enabled) {
       const res = await call(app, 'POST', `${url}/on`)
       if (res.status !== 200) throw new Error(`${feature.name}: switching on answered ${res.status}`)
+    }
+  }
+  // Dependencies on parents that have none of their own first, so that only what is invalid (a
+  // chain, a cycle) is refused, whatever order the state lists features in.
+  const hasParents = new Set(features.filter((f) => (f.dependencies ?? []).length > 0).map((f) => f.name))
+  const chained = (f: SpecFeature) => (f.dependencies ?? []).some((d) => hasParents.has(d.feature))
+  for (const feature of [...features.filter((f) => !chained(f)), ...features.filter(chained)]) {
+    if (refused.has(feature.name)) continue
+    for (const dependency of feature.dependencies ?? []) {
+      const res = await call(app, 'POST', `${base}/${encodeURIComponent(feature.name)}/dependencies`, dependency)
+      if (res.status === 200) continue
+      if (res.status !== 400) throw new Error(`${feature.name}: its dependency answered ${res.status} ${JSON.stringify(res.body)}`)
+      refused.set(feature.name, (res.body as { message: string }).message)
+      break
+    }
+  }
+  // What depends on a refused feature could not be written as the state has it either.
+  for (let changed = true; changed;) {
+    changed = false
+    for (const feature of features) {
+      if (refused.has(feature.name)) continue
+      const parent = (feature.dependencies ?? []).find((d) => refused.has(d.feature))
+      if (parent) {
+        refused.set(feature.name, `depends on ${parent.feature}, refused: ${refused.get(parent.feature)}`)
+        changed = true
+      }
     }
   }
   return { refused }

@@ -62,6 +62,9 @@ const TABLES = [
   'usage_counts',
   'strategy_definitions',
   'feature_strategies',
+  'segments',
+  'feature_strategy_segments',
+  'feature_dependencies',
 ] as const
 
 /**

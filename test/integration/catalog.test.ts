@@ -111,6 +111,7 @@ describe('features', () => {
       project: 'default',
       description: 'd',
       type: 'experiment',
+      impressionData: false,
       createdAt: expect.any(String),
     })
     const details = json(await get(`/api/admin/projects/default/features/${name}`))
@@ -121,6 +122,8 @@ describe('features', () => {
         { name: 'development', enabled: false, variants: [], strategies: [] },
         { name: 'production', enabled: false, variants: [], strategies: [] },
       ],
+      dependencies: [],
+      children: [],
     })
     const list = json(await get('/api/admin/projects/default/features')).features
     expect(list).toContainEqual(json(res))

@@ -319,6 +319,49 @@ describe('every write route records an event and moves the client version; a ref
       refuse: ({ feature }) => post(`${base}/${feature}/environments/development/strategies/set-sort-order`, [{ id: 'ghost', sortOrder: 1 }]),
     },
     {
+      route: 'PUT /api/admin/projects/:projectId/features/:featureName',
+      run: async () => t.app.inject({ method: 'PUT', url: `${base}/${await feature('meta')}`, headers: auth(), payload: { impressionData: true } }),
+      status: 200,
+      event: 'feature-metadata-updated',
+      refuse: ({ feature }) => t.app.inject({ method: 'PUT', url: `${base}/${feature}`, headers: auth(), payload: { name: 'renamed' } }),
+    },
+    {
+      route: 'POST /api/admin/segments',
+      run: () => post('/api/admin/segments', { name: uniqueName('segment'), constraints: [] }),
+      status: 201,
+      event: 'segment-created',
+      refuse: () => post('/api/admin/segments', { name: uniqueName('segment'), constraints: [{ contextName: 'a', operator: 'IN', values: [] }] }),
+    },
+    ...(['PUT', 'DELETE'] as const).map((method): WriteCase => ({
+      route: `${method} /api/admin/segments/:id`,
+      run: async () => {
+        const { id } = json(await post('/api/admin/segments', { name: uniqueName('segment'), constraints: [] }))
+        return t.app.inject({ method, url: `/api/admin/segments/${id}`, headers: auth(), ...(method === 'PUT' ? { payload: { name: uniqueName('renamed'), constraints: [] } } : {}) })
+      },
+      status: 204,
+      event: method === 'PUT' ? 'segment-updated' : 'segment-deleted',
+      refuse: () => t.app.inject({ method, url: '/api/admin/segments/999999', headers: auth(), ...(method === 'PUT' ? { payload: { name: 'x', constraints: [] } } : {}) }),
+    })),
+    {
+      route: 'POST /api/admin/projects/:projectId/features/:featureName/dependencies',
+      run: async () => post(`${base}/${await feature('child')}/dependencies`, { feature: await feature('parent') }),
+      status: 200,
+      event: 'feature-dependency-added',
+      refuse: ({ feature }) => post(`${base}/${feature}/dependencies`, { feature }),
+    },
+    ...(['one', 'all'] as const).map((which): WriteCase => ({
+      route: `DELETE /api/admin/projects/:projectId/features/:featureName/dependencies${which === 'one' ? '/:parent' : ''}`,
+      run: async () => {
+        const child = await feature('child')
+        const parent = await feature('parent')
+        await post(`${base}/${child}/dependencies`, { feature: parent })
+        return t.app.inject({ method: 'DELETE', url: `${base}/${child}/dependencies${which === 'one' ? `/${parent}` : ''}`, headers: auth() })
+      },
+      status: 200,
+      event: which === 'one' ? 'feature-dependency-removed' : 'feature-dependencies-removed',
+      refuse: () => t.app.inject({ method: 'DELETE', url: `${base}/ghost/dependencies${which === 'one' ? '/other' : ''}`, headers: auth() }),
+    })),
+    {
       // A first evaluation moves the lifecycle: that is a change readers see.
       route: 'POST /api/client/metrics',
       run: async () => post('/api/client/metrics', metricsBody({ [await feature('metrics')]: { yes: 1, no: 0 } }), await clientToken()),
@@ -332,8 +375,9 @@ describe('every write route records an event and moves the client version; a ref
     const documented = (await documentedRoutes(t.app))
       .filter((r) => !['GET', 'HEAD'].includes(r.method))
       .map((r) => `${r.method} ${r.url}`)
-    // Registration is usage data: it changes no state readers see, and records no event.
-    const usageOnly = ['POST /api/client/register']
+    // Registration is usage data, and validating a segment name only reads: they change no
+    // state readers see, and record no event.
+    const usageOnly = ['POST /api/client/register', 'POST /api/admin/segments/validate']
     expect([...cases().map((c) => c.route), ...usageOnly].sort()).toEqual(documented.sort())
   })
 

@@ -157,6 +157,10 @@ function fill (url: string) {
     .replace(':featureName', victim)
     .replace(':environment', 'development')
     .replace(':tokenName', bystanderToken)
+    .replace(':strategyId', '01ARZ3NDEKTSV4RRFFQ69G5FAV')
+    .replace(':parent', victim)
+    .replace(':name', 'default')
+    .replace(':id', '1')
 }
 
 describe('strings storage cannot hold', () => {

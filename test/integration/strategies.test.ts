@@ -9,7 +9,7 @@ import { auth, createFeature, createToken, expectProblem, json, uniqueName, useT
 import { databaseFingerprint, eventsOf } from '../helpers/state.js'
 
 const t = useTestApp({ MAX_STRATEGIES: '5', MAX_CONSTRAINTS: '4', MAX_CONSTRAINT_VALUES: '6', CLIENT_STATE_CACHE_MS: '0' })
-const limits = { maxStrategies: 5, maxConstraints: 4, maxConstraintValues: 6, maxValueLength: 100, maxRegexLength: 1000 }
+const limits = { maxStrategies: 5, maxConstraints: 4, maxConstraintValues: 6, maxValueLength: 100, maxRegexLength: 1000, maxSegments: 5, maxVariants: 1000 }
 
 const featureUrl = (feature: string, env = 'development', project = 'default') =>
   `/api/admin/projects/${project}/features/${feature}/environments/${env}`
@@ -245,8 +245,9 @@ describe('feature strategies', () => {
       [{ name: 'default', constraints: [{ contextName: 'a', operator: 'REGEX', value: 'a', inverted: true }] }, '/body/constraints/0/inverted', /cannot be inverted/],
       [{ name: 'default', constraints: [{ contextName: 'a', operator: 'IN_CIDR', values: ['300.1.1.1/8'] }] }, '/body/constraints/0/values/0', /CIDR/],
       [{ name: 'default', constraints: [{ contextName: 'a', operator: 'IN', values: ['x'], extra: true }] }, '/body/constraints/0/extra', /not an allowed property/],
-      [{ name: 'default', segments: [1] }, '/body/segments', /must NOT have more than 0 items/],
-      [{ name: 'default', variants: [{ name: 'v', weight: 1000 }] }, '/body/variants', /must NOT have more than 0 items/],
+      [{ name: 'default', segments: [999] }, '/body/segments/0', /names no segment: 999/],
+      [{ name: 'default', variants: [{ name: 'v', weight: 1000, weightType: 'fix' }] }, '/body/variants', /There must be at least one "variable" variant/],
+      [{ name: 'default', variants: [{ name: 'a b', weight: 0 }] }, '/body/variants/0/name', /must match pattern/],
       [{ name: 'default', parameters: { [`p${'x'.repeat(100)}`]: 'v' } }, `/body/parameters/p${'x'.repeat(100)}`, /member name/],
     ]
     for (const [body, path, rule] of cases) {

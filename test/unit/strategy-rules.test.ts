@@ -3,7 +3,7 @@ import type { RuleError } from '../../src/errors.js'
 import type { Constraint } from '../../src/strategies/strategies.schemas.js'
 import { canonicalConstraint, constraintProblems, parameterProblems, resolveStrategy, withDefaults } from '../../src/strategies/strategy-rules.js'
 
-const limits = { maxStrategies: 30, maxConstraints: 30, maxConstraintValues: 250, maxValueLength: 100, maxRegexLength: 1000 }
+const limits = { maxStrategies: 30, maxConstraints: 30, maxConstraintValues: 250, maxValueLength: 100, maxRegexLength: 1000, maxSegments: 5, maxVariants: 1000 }
 const problems = (constraints: Constraint[]) => constraintProblems(constraints, limits, '/c').map((p) => p.describe(p.at ?? ''))
 const c = (operator: Constraint['operator'], more: Partial<Constraint>): Constraint => ({ contextName: 'x', operator, ...more })
 

@@ -1,0 +1,71 @@
+import { lockFeature, lockFeaturesByName, requirePresent } from '../catalog/features.store.js'
+import type { FeatureRef } from '../catalog/missing.js'
+import type { Database } from '../db/types.js'
+import { invalidField } from '../errors.js'
+import { writeChange } from '../events/events.service.js'
+import { toJsonText } from '../events/events.store.js'
+import { childrenOf, deleteDependencies, type Dependency, parentsOf, upsertDependency } from './dependencies.store.js'
+
+const eventOf = (ref: FeatureRef, createdBy: string) => ({ createdBy, project: ref.project, featureName: ref.feature })
+
+/**
+ * Makes `ref` (the child) depend on a parent of the same project: the child is on only when the
+ * parent is (or off, with enabled false; or on with one of `variants`). Several parents are
+ * allowed (unlike Unleash 8.2, which replaces the first); no cycles and no chains: a parent
+ * cannot have parents, and a feature others depend on cannot depend on one (400 naming the
+ * rule). Both features are locked, in name order, so that concurrent writers cannot build a
+ * chain or a cycle between them. The same dependency again changes nothing.
+ */
+export function addDependency (db: Database, ref: FeatureRef, body: { feature: string; enabled?: boolean; variants?: string[] }, createdBy: string) {
+  const parent = body.feature
+  if (parent === ref.feature) throw invalidField('/body/feature', 'cannot be the feature itself: a feature cannot depend on itself')
+  return writeChange(db, async ({ trx, record }) => {
+    const locked = await lockFeaturesByName(trx, [ref.feature, parent])
+    // Locked already: this explains a missing child (404) or an archived one (409).
+    await lockFeature(trx, ref)
+    const parentRow = locked.find((f) => f.feature === parent)
+    if (!parentRow || parentRow.project !== ref.project) {
+      throw invalidField('/body/feature', `names no feature of project ${ref.project}: the parent must exist in the child's project`)
+    }
+    const archived = await lockFeature(trx, { project: ref.project, feature: parent }, true)
+    if (archived) throw invalidField('/body/feature', `names an archived feature: revive ${parent} first`)
+    const grandparents = await parentsOf(trx, parent)
+    if (grandparents.length > 0) {
+      throw invalidField('/body/feature', `names ${parent}, which depends on ${grandparents.map((g) => g.feature).join(', ')} itself: no chains, a parent cannot have parents`)
+    }
+    const children = await childrenOf(trx, ref.feature)
+    if (children.length > 0) {
+      throw invalidField('/body/feature', `cannot be added: ${children.join(', ')} depend on ${ref.feature}, and a feature others depend on cannot depend on another (no chains)`)
+    }
+    const dependency: Dependency = { feature: parent, enabled: body.enabled ?? true, ...(body.variants !== undefined && { variants: body.variants }) }
+    const current = (await parentsOf(trx, ref.feature)).find((d) => d.feature === parent)
+    if (current && JSON.stringify(current) === JSON.stringify(dependency)) return
+    await upsertDependency(trx, ref.feature, dependency)
+    record({ ...eventOf(ref, createdBy), type: 'feature-dependency-added', data: toJsonText(dependency), ...(current && { preData: toJsonText(current) }) })
+  })
+}
+
+/** Removes the dependency on one parent (feature-dependency-removed); none there, nothing changes. */
+export function removeDependency (db: Database, ref: FeatureRef, parent: string, createdBy: string) {
+  return writeChange(db, async ({ trx, record }) => {
+    await lockFeature(trx, ref, true)
+    const [removed] = await deleteDependencies(trx, ref.feature, parent)
+    if (removed !== undefined) record({ ...eventOf(ref, createdBy), type: 'feature-dependency-removed', data: toJsonText({ feature: removed }) })
+  })
+}
+
+/** Removes every dependency of a feature (feature-dependencies-removed); none, nothing changes. */
+export function removeDependencies (db: Database, ref: FeatureRef, createdBy: string) {
+  return writeChange(db, async ({ trx, record }) => {
+    await lockFeature(trx, ref, true)
+    const removed = await deleteDependencies(trx, ref.feature)
+    if (removed.length > 0) record({ ...eventOf(ref, createdBy), type: 'feature-dependencies-removed', preData: toJsonText({ features: removed }) })
+  })
+}
+
+/** A feature's parents and children, for its read model. */
+export async function dependencyLinks (db: Database, ref: FeatureRef) {
+  await requirePresent(db, ref)
+  const [parents, children] = await Promise.all([parentsOf(db, ref.feature), childrenOf(db, ref.feature)])
+  return { dependencies: parents.map((d) => ({ ...d, variants: d.variants ?? [] })), children }
+}

@@ -1,0 +1,118 @@
+import { ALL, type TokenScope } from '../auth/tokens.js'
+import type { Database } from '../db/types.js'
+import { ApiError, invalidField, nameExists, notFound, RuleError } from '../errors.js'
+import { writeChange } from '../events/events.service.js'
+import { toJsonText } from '../events/events.store.js'
+import type { StrategyLimits } from '../strategies/strategies.schemas.js'
+import { canonicalConstraint, constraintProblems } from '../strategies/strategy-rules.js'
+import type { Segment, UpsertSegment } from './segments.schemas.js'
+import {
+  deleteSegment,
+  findSegment,
+  insertSegment,
+  listSegments,
+  lockSegment,
+  type SegmentFields,
+  segmentNameTaken,
+  segmentUses,
+  updateSegment,
+} from './segments.store.js'
+
+export interface SegmentRules {
+  limits: StrategyLimits
+  /** Most constraint values in one segment, all constraints together. */
+  maxValues: number
+}
+
+const missing = (id: number) => notFound(`No segment exists with id ${id}`)
+
+/** A segment of a project is seen by tokens of that project; one of no project by every token. */
+function visible (segment: Segment, token: TokenScope) {
+  return segment.project === null || token.projects.includes(ALL) || token.projects.includes(segment.project)
+}
+
+/** The stored form of a segment, every rule of its constraints checked (as a strategy's). */
+function fieldsOf (body: UpsertSegment, rules: SegmentRules): SegmentFields {
+  const total = body.constraints.reduce((sum, c) => sum + (c.values?.length ?? 0), 0)
+  if (total > rules.maxValues) {
+    throw invalidField('/body/constraints', `hold ${total} values in all; a segment may have at most ${rules.maxValues} (MAX_SEGMENT_VALUES)`)
+  }
+  const [first, ...rest] = constraintProblems(body.constraints, rules.limits)
+  if (first) throw new RuleError('segment', [first, ...rest])
+  return {
+    name: body.name,
+    description: body.description ?? null,
+    project: body.project ?? null,
+    constraints: body.constraints.map(canonicalConstraint),
+  }
+}
+
+export async function segments (db: Database, token: TokenScope) {
+  return listSegments(db, token.projects.includes(ALL) ? undefined : token.projects)
+}
+
+export async function segment (db: Database, id: number, token: TokenScope) {
+  const found = await findSegment(db, id)
+  if (!found || !visible(found, token)) throw missing(id)
+  return found
+}
+
+/** A new segment (segment-created). */
+export function createSegment (db: Database, body: UpsertSegment, rules: SegmentRules, token: TokenScope) {
+  const fields = fieldsOf(body, rules)
+  return writeChange(db, async ({ trx, record }) => {
+    const created = await insertSegment(trx, fields, token.name)
+    record({ type: 'segment-created', createdBy: token.name, project: created.project ?? undefined, data: toJsonText(created) })
+    return created
+  })
+}
+
+/**
+ * Replaces a segment (segment-updated with data and preData; the same segment again changes
+ * nothing). Its project cannot become one that excludes strategies already using it.
+ */
+export function changeSegment (db: Database, id: number, body: UpsertSegment, rules: SegmentRules, token: TokenScope) {
+  const fields = fieldsOf(body, rules)
+  return writeChange(db, async ({ trx, record }) => {
+    const current = await lockSegment(trx, id)
+    if (!current) throw missing(id)
+    if (fields.project !== null && fields.project !== current.project) {
+      const elsewhere = [...new Set((await segmentUses(trx, id)).filter((u) => u.projectId !== fields.project).map((u) => u.projectId))]
+      if (elsewhere.length > 0) {
+        throw invalidField('/body/project', `cannot be ${fields.project}: the segment is used by strategies in ${elsewhere.join(', ')}`)
+      }
+    }
+    const updated = await updateSegment(trx, id, fields)
+    if (JSON.stringify(updated) === JSON.stringify(current)) return
+    record({ type: 'segment-updated', createdBy: token.name, project: updated.project ?? undefined, data: toJsonText(updated), preData: toJsonText(current) })
+  })
+}
+
+/**
+ * Deletes a segment no strategy uses (segment-deleted). Unlike Unleash, strategies of archived
+ * features count too: a revived feature must not lose the segment that narrowed its strategy.
+ */
+export function removeSegment (db: Database, id: number, token: TokenScope) {
+  return writeChange(db, async ({ trx, record }) => {
+    const current = await lockSegment(trx, id)
+    if (!current) throw missing(id)
+    const uses = await segmentUses(trx, id)
+    if (uses.length > 0) {
+      const where = uses.slice(0, 10).map((u) => `${u.featureName} in ${u.environment}`).join(', ')
+      throw new ApiError('InUseError', `Segment ${id} is used by ${uses.length} strategies (${where}${uses.length > 10 ? ', …' : ''}); remove it from them first`)
+    }
+    await deleteSegment(trx, id)
+    record({ type: 'segment-deleted', createdBy: token.name, project: current.project ?? undefined, preData: toJsonText(current) })
+  })
+}
+
+/** 409 when the name is taken. */
+export async function checkSegmentName (db: Database, name: string) {
+  if (await segmentNameTaken(db, name)) throw nameExists(`A segment named ${name} already exists`)
+}
+
+export async function strategiesUsing (db: Database, id: number, token: TokenScope) {
+  await segment(db, id, token)
+  const uses = await segmentUses(db, id)
+  return token.projects.includes(ALL) ? uses : uses.filter((u) => token.projects.includes(u.projectId))
+}
