@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import Fastify, { type FastifyBaseLogger, LogController } from 'fastify'
+import Fastify, { type FastifyBaseLogger, type FastifyServerOptions, LogController } from 'fastify'
 import { authPlugin, TokenCache } from './auth/auth.plugin.js'
 import { tokenRoutes } from './auth/tokens.routes.js'
 import { environmentRoutes, featureRoutes, projectRoutes } from './catalog/catalog.routes.js'
@@ -10,6 +10,9 @@ import { usageRoutes } from './client/usage.routes.js'
 import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
 import { eventsRoutes } from './events/events.routes.js'
+import { frontendRoutes } from './frontend/frontend.routes.js'
+import { Engines } from './frontend/frontend.service.js'
+import { ofrepRoutes } from './frontend/ofrep.routes.js'
 import { clientErrorHandler, registerErrorHandling, sendError } from './http/error-handler.js'
 import { healthRoutes } from './http/health.routes.js'
 import { methodNotAllowed } from './http/method-not-allowed.js'
@@ -52,6 +55,7 @@ export async function buildApp (config: Config, { database }: AppDeps, loggerIns
       return typeof sent === 'string' && REQUEST_ID_PATTERN.test(sent) ? sent : randomUUID()
     },
     routerOptions: { ignoreTrailingSlash: true },
+    trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
     logController: new LogController({ disableRequestLogging: true }),
     // Errors the router raises before any route is found (a malformed %-escape in the path).
     frameworkErrors: (error, request, reply) => sendError(request, reply, error),
@@ -82,13 +86,15 @@ export async function buildApp (config: Config, { database }: AppDeps, loggerIns
   await app.register(lifecycleRoutes, { db })
   await app.register(eventsRoutes, { db })
   await app.register(tokenRoutes, { db, tokens })
-  await app.register(clientRoutes, { db, state: new ClientState(db, config.clientStateCacheMs) })
-  await app.register(usageRoutes, {
-    db,
-    ratePerMinute: config.clientUsageRate,
-    limits: { maxApplications: config.clientMaxApplications, maxInstances: config.clientMaxInstances },
-    retentionDays: config.usageRetentionDays,
-  })
+  const state = new ClientState(db, config.clientStateCacheMs)
+  const usageLimits = { maxApplications: config.clientMaxApplications, maxInstances: config.clientMaxInstances }
+  await app.register(clientRoutes, { db, state })
+  await app.register(usageRoutes, { db, ratePerMinute: config.clientUsageRate, limits: usageLimits, retentionDays: config.usageRetentionDays })
+  const engines = new Engines(db, state, config.frontendMaxEngines)
+  app.addHook('onClose', async () => engines.destroy())
+  const origins = config.frontendAllowedOrigins
+  await app.register(frontendRoutes, { db, engines, origins, ratePerMinute: config.clientUsageRate, limits: usageLimits })
+  await app.register(ofrepRoutes, { engines, origins })
   addMethodNotAllowed()
   return app
 }

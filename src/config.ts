@@ -90,6 +90,18 @@ export const EnvSchema = Type.Object({
   CLIENT_MAX_APPLICATIONS: Positive(50, 'Applications (app names) one client token may report; a new one past it is 400'),
   CLIENT_MAX_INSTANCES: Positive(1000, 'SDK instances one client token may have registered at once (each is forgotten 48 hours after it was last seen); a new one past it is 400'),
   USAGE_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 30, description: 'How long hourly usage counts (and applications not seen since) are kept' }),
+  FRONTEND_ALLOWED_ORIGINS: Type.String({
+    minLength: 1,
+    maxLength: 10_000,
+    default: '*',
+    description: 'Origins allowed to call the frontend API and OFREP from a browser (CORS), comma-separated; * for any',
+  }),
+  FRONTEND_MAX_ENGINES: Positive(100, 'Evaluation engines kept for the frontend API and OFREP (one per environment and project set); the least recently used goes first'),
+  TRUST_PROXY: Type.String({
+    pattern: '^(true|false|[0-9]{1,3}|[0-9A-Fa-f:./,\\s]+)$',
+    default: 'false',
+    description: 'Whether the caller\'s address (the frontend API\'s default remoteAddress) is read from X-Forwarded-For: false, true (any proxy), a number of proxies, or the proxies\' addresses and CIDRs, comma-separated',
+  }),
   TOKEN_CACHE_MS: Milliseconds(
     1000,
     60_000,
@@ -144,6 +156,9 @@ function toConfig (env: Env) {
     connectionTimeoutMs: env.CONNECTION_TIMEOUT_MS,
     metricsEnabled: env.METRICS_ENABLED,
     tokenCacheMs: env.TOKEN_CACHE_MS,
+    frontendAllowedOrigins: env.FRONTEND_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter((o) => o.length > 0),
+    frontendMaxEngines: env.FRONTEND_MAX_ENGINES,
+    trustProxy: trustProxyOf(env.TRUST_PROXY),
     clientStateCacheMs: env.CLIENT_STATE_CACHE_MS,
     clientUsageRate: env.CLIENT_USAGE_RATE,
     clientMaxApplications: env.CLIENT_MAX_APPLICATIONS,
@@ -154,6 +169,14 @@ function toConfig (env: Env) {
 }
 
 export type Config = ReturnType<typeof toConfig>
+
+/** TRUST_PROXY as Fastify's trustProxy takes it. */
+function trustProxyOf (value: string): boolean | number | string[] {
+  if (value === 'true') return true
+  if (value === 'false') return false
+  if (/^[0-9]+$/.test(value)) return Number(value)
+  return value.split(',').map((v) => v.trim()).filter((v) => v.length > 0)
+}
 
 /**
  * Bytes a variant may gain between a request and storage: the defaults filled in

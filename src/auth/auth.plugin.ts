@@ -21,11 +21,14 @@ import { type ApiToken, findTokenBySecret } from './tokens.store.js'
  * - `admin`: an API token scoped to every project and environment (`*`/`*`);
  * - `client`: a client token (an Unleash SDK's); the client API answers for its environment
  *   and projects;
+ * - `frontend`: a frontend token (a browser or mobile app's); the frontend API and OFREP answer
+ *   for its environment and projects;
  * - `any`: any valid token, whatever its type (the 405 answers: a method a path does not have
  *   is 405 for every caller who may learn that the path exists).
- * As Unleash: a client token on an admin route, or an admin token on a client route, is 403.
+ * As Unleash: a token on the routes of another type (a client token on an admin route, an
+ * admin token on a client route, a frontend token anywhere but the frontend routes) is 403.
  */
-export type Access = 'public' | 'token' | 'admin' | 'client' | 'any'
+export type Access = 'public' | 'token' | 'admin' | 'client' | 'frontend' | 'any'
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -87,12 +90,12 @@ export function requireEnvironment (token: TokenScope, environment: string): voi
 /** 403 unless the token may call a route of this access with these path parameters. */
 export function authorise (token: TokenScope, access: Access | undefined, params: unknown): void {
   if (access === undefined || access === 'any') return // no route matched: 404 follows for any valid token
-  if (access === 'client') {
-    if (token.type !== 'client') throw permissionDenied(`API token ${token.name} is not a client token; the client API needs one`)
+  if (access === 'client' || access === 'frontend') {
+    if (token.type !== access) throw permissionDenied(`API token ${token.name} is not a ${access} token; the ${access} API needs one`)
     return
   }
   if (token.type !== 'admin') {
-    throw permissionDenied(`API token ${token.name} is a client token; the admin API needs an admin token`)
+    throw permissionDenied(`API token ${token.name} is a ${token.type} token; the admin API needs an admin token`)
   }
   if (access === 'admin' && !isAdmin(token)) {
     throw permissionDenied(

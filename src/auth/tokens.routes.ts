@@ -27,19 +27,19 @@ const NewToken = Type.Object(
     type: Type.Optional(
       StringEnum(TOKEN_TYPES, {
         default: 'admin',
-        description: 'admin (the default): the admin API. client: the client API of the Unleash SDKs, for one environment',
+        description: 'admin (the default): the admin API. client: the client API of the Unleash server SDKs, for one environment. frontend: the frontend API and OFREP, for browser and mobile apps, for one environment',
       })
     ),
     projects: Type.Optional(ScopeList('Project')),
     environments: Type.Optional(ScopeList('Environment')),
-    environment: Type.Optional(UrlFriendly('The one environment of a client token (required for type client, refused otherwise)')),
+    environment: Type.Optional(UrlFriendly('The one environment of a client or frontend token (required for those types, refused for admin tokens)')),
   },
   {
     additionalProperties: false,
     allOf: [
       {
-        if: { required: ['type'], properties: { type: { const: 'client' } } },
-        then: { required: ['environment'], properties: { environments: Refused('is not allowed on a client token (it has one environment)') } },
+        if: { required: ['type'], properties: { type: { enum: ['client', 'frontend'] } } },
+        then: { required: ['environment'], properties: { environments: Refused('is not allowed on a client or frontend token (it has one environment: environment)') } },
       },
       {
         // Also when type is absent: admin is the default.
@@ -74,7 +74,7 @@ function tokenScope (body: Static<typeof NewToken>): TokenScope {
     name: body.tokenName,
     type,
     projects: normalizeScope(body.projects),
-    environments: type === 'client' ? [body.environment!] : normalizeScope(body.environments),
+    environments: type === 'admin' ? normalizeScope(body.environments) : [body.environment!],
   }
 }
 
@@ -90,7 +90,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ db: Database; tokens: Toke
         tags: ['API tokens'],
         operationId: 'createApiToken',
         summary: 'Create an API token (needs a */* token)',
-        description: 'An admin token (the default) is scoped to projects and environments. A client token (type client) serves the Unleash SDKs: one environment, a list of projects, and a secret in Unleash\'s form project:environment.<random>. The secret is shown only in this response. Records api-token-created.',
+        description: 'An admin token (the default) is scoped to projects and environments. A client token (type client) serves the Unleash server SDKs, a frontend token (type frontend) browser and mobile apps through the frontend API and OFREP: one environment, a list of projects, and a secret in Unleash\'s form project:environment.<random> (* for all projects, [] for several). The secret is shown only in this response. Records api-token-created.',
         body: NewToken,
         errors: errorStatuses(400, 403, 409, 413, 415),
         response: { 201: CreatedToken },

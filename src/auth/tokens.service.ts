@@ -16,7 +16,7 @@ export const tokenInfo = (t: ApiToken) => ({
 
 /** Creates a token (api-token-created) and returns it with its secret, which is not kept. */
 export async function createToken (db: Database, scope: TokenScope, createdBy: string) {
-  const secret = scope.type === 'client' ? generateClientSecret(scope.projects, scope.environments[0]!) : generateSecret()
+  const secret = scope.type === 'admin' ? generateSecret() : generateClientSecret(scope.projects, scope.environments[0]!)
   const token = await writeChange(db, async ({ trx, record }) => {
     const created = await insertToken(trx, scope, secret)
     record({ type: 'api-token-created', createdBy, data: toJsonText(tokenInfo(created)) })

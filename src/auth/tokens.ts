@@ -2,8 +2,11 @@ import { hash, randomBytes } from 'node:crypto'
 
 export const ALL = '*'
 
-export const TOKEN_TYPES = ['admin', 'client'] as const
-/** `admin` tokens call the admin API; `client` tokens (Unleash SDKs) the client API only. */
+export const TOKEN_TYPES = ['admin', 'client', 'frontend'] as const
+/**
+ * `admin` tokens call the admin API; `client` tokens (Unleash server SDKs) the client API only;
+ * `frontend` tokens (browser and mobile apps) the frontend API and OFREP only.
+ */
 export type TokenType = (typeof TOKEN_TYPES)[number]
 
 export interface TokenScope {
@@ -19,8 +22,8 @@ export const hashSecret = (secret: string) => hash('sha256', secret, 'hex')
 export const generateSecret = () => `ffa_${randomBytes(24).toString('base64url')}`
 
 /**
- * A client token's secret in Unleash's form, `project:environment.<random>`: the project when
- * there is one, `*` for all, `[]` for several.
+ * A client or frontend token's secret in Unleash's form, `project:environment.<random>`: the
+ * project when there is one, `*` for all, `[]` for several.
  */
 export function generateClientSecret (projects: string[], environment: string): string {
   const project = projects.length === 1 ? projects[0] : '[]'

@@ -1,38 +1,10 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Database } from '../db/types.js'
-import { ApiError } from '../errors.js'
 import { errorStatuses } from '../http/openapi.js'
 import { EmptyReply } from '../http/schemas.js'
 import { ClientMetrics, ClientRegistration } from './usage.schemas.js'
+import { UsageRate } from './usage-rate.js'
 import { pruneUsage, recordMetrics, registerInstance, type UsageLimits } from './usage.service.js'
-
-/**
- * At most `limit` usage reports per token per minute, per instance of this service: SDKs
- * report every minute or so, so this only stops a token that floods.
- */
-export class UsageRate {
-  readonly #windows = new Map<string, { start: number; count: number }>()
-  constructor (private readonly limit: number) {}
-
-  take (token: string): void {
-    const now = Date.now()
-    const minute = Math.floor(now / 60_000) * 60_000
-    const window = this.#windows.get(token)
-    if (!window || window.start !== minute) {
-      if (this.#windows.size > 10_000) this.#windows.clear()
-      this.#windows.set(token, { start: minute, count: 1 })
-      return
-    }
-    if (++window.count > this.limit) {
-      throw new ApiError(
-        'TooManyRequestsError',
-        `Client token ${token} sent more than ${this.limit} usage reports this minute`,
-        [],
-        { 'retry-after': String(Math.ceil((minute + 60_000 - now) / 1000)) }
-      )
-    }
-  }
-}
 
 interface Options {
   db: Database

@@ -10,6 +10,11 @@ import { auth, buildTestApp, createFeature, documentedRoutes, expectProblem, jso
 
 const t = useTestApp({ CLIENT_STATE_CACHE_MS: '0' })
 
+async function frontendToken () {
+  const res = await t.app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload: { tokenName: uniqueName('web'), type: 'frontend', environment: 'development' } })
+  return json(res).secret as string
+}
+
 async function clientToken (environment = 'development') {
   const res = await t.app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload: { tokenName: uniqueName('sdk'), type: 'client', environment } })
   return json(res).secret as string
@@ -119,8 +124,8 @@ interface WriteCase {
   run(): Promise<{ statusCode: number; body: string }>
   status: number
   event: string
-  /** A refused request; `target` is an existing feature, `secret` a client token. */
-  refuse(target: { feature: string; secret: string }): Promise<{ statusCode: number; body: string }>
+  /** A refused request; `target` is an existing feature, `secret` a client token, `frontend` a frontend token. */
+  refuse(target: { feature: string; secret: string; frontend: string }): Promise<{ statusCode: number; body: string }>
 }
 
 describe('every write route records an event and moves the client version; a refused one does neither', () => {
@@ -362,6 +367,14 @@ describe('every write route records an event and moves the client version; a ref
       refuse: () => t.app.inject({ method: 'DELETE', url: `${base}/ghost/dependencies${which === 'one' ? '/other' : ''}`, headers: auth() }),
     })),
     {
+      // A browser SDK's first evaluation moves the lifecycle too.
+      route: 'POST /api/frontend/client/metrics',
+      run: async () => post('/api/frontend/client/metrics', metricsBody({ [await feature('web')]: { yes: 1, no: 0 } }), await frontendToken()),
+      status: 200,
+      event: 'feature-lifecycle-stage-entered',
+      refuse: ({ feature, frontend }) => post('/api/frontend/client/metrics', metricsBody({ [feature]: { yes: -1, no: 0 } }), frontend),
+    },
+    {
       // A first evaluation moves the lifecycle: that is a change readers see.
       route: 'POST /api/client/metrics',
       run: async () => post('/api/client/metrics', metricsBody({ [await feature('metrics')]: { yes: 1, no: 0 } }), await clientToken()),
@@ -377,7 +390,15 @@ describe('every write route records an event and moves the client version; a ref
       .map((r) => `${r.method} ${r.url}`)
     // Registration is usage data, and validating a segment name only reads: they change no
     // state readers see, and record no event.
-    const usageOnly = ['POST /api/client/register', 'POST /api/admin/segments/validate']
+    const usageOnly = [
+      'POST /api/client/register',
+      'POST /api/admin/segments/validate',
+      // Evaluations only read; a browser SDK's registration is validated and not stored (as Unleash).
+      'POST /api/frontend',
+      'POST /api/frontend/client/register',
+      'POST /ofrep/v1/evaluate/flags/:key',
+      'POST /ofrep/v1/evaluate/flags',
+    ]
     expect([...cases().map((c) => c.route), ...usageOnly].sort()).toEqual(documented.sort())
   })
 
@@ -395,7 +416,7 @@ describe('every write route records an event and moves the client version; a ref
       expect(after.event.type).toBe(c.event)
       expect(after.version).not.toBe(before.version)
 
-      const target = { feature: await feature('refused'), secret }
+      const target = { feature: await feature('refused'), secret, frontend: await frontendToken() }
       // Refusals of a strategy's PUT and PATCH need one to refuse a change to.
       await post(`${base}/${target.feature}/environments/development/strategies`, { name: 'flexibleRollout' })
       const stable = { version: await versionOf(), event: await newestEvent() }

@@ -66,7 +66,7 @@ describe('client tokens', () => {
       [{ tokenName: 'x1', type: 'client' }, '/body/environment'],
       [{ tokenName: 'x2', type: 'client', environment: 'development', environments: ['development'] }, '/body/environments'],
       [{ tokenName: 'x3', environment: 'development' }, '/body/environment'],
-      [{ tokenName: 'x4', type: 'frontend', environment: 'development' }, '/body/type'],
+      [{ tokenName: 'x4', type: 'server', environment: 'development' }, '/body/type'],
     ] as const) {
       const res = await t.app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload })
       expect(expectProblem(res, 400, 'BadDataError').details[0].path).toBe(path)

@@ -1,0 +1,126 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import type { FastifyReply } from 'fastify'
+import { UsageRate } from '../client/usage-rate.js'
+import { ClientMetrics } from '../client/usage.schemas.js'
+import { recordMetrics, type UsageLimits } from '../client/usage.service.js'
+import type { Database } from '../db/types.js'
+import { cors } from '../http/cors.js'
+import { notModified } from '../http/etag.js'
+import { errorStatuses } from '../http/openapi.js'
+import { EmptyReply, responseHeader } from '../http/schemas.js'
+import { frontendContext } from './context.js'
+import { FrontendBody, FrontendQuery, FrontendRegistration, FrontendToggles } from './frontend.schemas.js'
+import { type Engines, frontendToggles } from './frontend.service.js'
+
+interface Options {
+  db: Database
+  engines: Engines
+  origins: readonly string[]
+  ratePerMinute: number
+  limits: UsageLimits
+}
+
+const TOGGLES_DESCRIPTION =
+  "As Unleash's frontend API: the features of the frontend token's environment and projects that are on for the context, each with the variant the official Node SDK (embedded as the evaluation engine) picks for it; features that are off are left out. The engine is rebuilt when the state version moves: a change is evaluated within CLIENT_STATE_CACHE_MS. Needs a frontend token (client and admin tokens are 403). CORS: FRONTEND_ALLOWED_ORIGINS may read the answer and its ETag (OPTIONS answers the preflight without a token)."
+
+const togglesResponse = {
+  200: { ...FrontendToggles, headers: { etag: responseHeader('A hash of this answer', true) } },
+}
+
+export const frontendRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { db, engines, origins, ratePerMinute, limits }) => {
+  const { preflight } = cors(app, origins)
+  const rate = new UsageRate(ratePerMinute)
+
+  const answer = async (reply: FastifyReply, toggles: { json: string; etag: string }, ifNoneMatch?: string) => {
+    reply.header('etag', toggles.etag)
+    reply.header('cache-control', 'no-cache')
+    if (ifNoneMatch !== undefined && notModified(ifNoneMatch, toggles.etag)) return reply.code(304).send()
+    return reply.type('application/json; charset=utf-8').send(toggles.json)
+  }
+
+  app.get(
+    '/api/frontend',
+    {
+      config: { access: 'frontend' },
+      schema: {
+        tags: ['Frontend API'],
+        operationId: 'getFrontendFeatures',
+        summary: 'The features on for a context given in the query, for browser and mobile apps',
+        description: `${TOGGLES_DESCRIPTION} If-None-Match (compared weakly) is answered 304 when the answer is the same.`,
+        querystring: FrontendQuery,
+        headers: Type.Object({ 'if-none-match': Type.Optional(Type.String()) }),
+        errors: errorStatuses(400, 403),
+        response: {
+          ...togglesResponse,
+          304: { type: 'null', description: 'Not modified', headers: { etag: responseHeader('A hash of the answer', true) } },
+        },
+      },
+    },
+    async (request, reply) =>
+      answer(reply, await frontendToggles(engines, request.token, frontendContext(request.query, request.ip)), request.headers['if-none-match'])
+  )
+
+  app.post(
+    '/api/frontend',
+    {
+      config: { access: 'frontend' },
+      schema: {
+        tags: ['Frontend API'],
+        operationId: 'getFrontendApiFeaturesWithContext',
+        summary: 'The features on for a context given in the body',
+        description: `${TOGGLES_DESCRIPTION} Body: {context: {…}}, the fields of the GET query.`,
+        body: FrontendBody,
+        errors: errorStatuses(400, 403, 413, 415),
+        response: togglesResponse,
+      },
+    },
+    async (request, reply) => answer(reply, await frontendToggles(engines, request.token, frontendContext(request.body.context ?? {}, request.ip)))
+  )
+
+  app.post(
+    '/api/frontend/client/metrics',
+    {
+      config: { access: 'frontend' },
+      schema: {
+        tags: ['Frontend API'],
+        operationId: 'registerFrontendClientMetrics',
+        summary: 'A browser SDK reports how often it evaluated each feature',
+        description:
+          "As Unleash: 200. The client API's metrics body and rules: counts in hourly buckets of the token's environment, features outside its projects ignored, the first evaluation moves the lifecycle (pre-live, live). At most CLIENT_USAGE_RATE reports per token per minute (429); CLIENT_MAX_APPLICATIONS applications per token.",
+        body: ClientMetrics,
+        errors: errorStatuses(400, 403, 413, 415),
+        response: { 200: EmptyReply },
+      },
+    },
+    async (request, reply) => {
+      rate.take(request.token.name)
+      await recordMetrics(db, request.token, request.body, limits)
+      return reply.code(200).send()
+    }
+  )
+
+  app.post(
+    '/api/frontend/client/register',
+    {
+      config: { access: 'frontend' },
+      schema: {
+        tags: ['Frontend API'],
+        operationId: 'registerFrontendClient',
+        summary: 'A browser SDK announces itself',
+        description: 'As Unleash: 200, and nothing is stored (Unleash keeps it for future use). The body is validated; at most CLIENT_USAGE_RATE reports per token per minute (429).',
+        body: FrontendRegistration,
+        errors: errorStatuses(400, 403, 413, 415),
+        response: { 200: EmptyReply },
+      },
+    },
+    async (request, reply) => {
+      rate.take(request.token.name)
+      return reply.code(200).send()
+    }
+  )
+
+  preflight('/api/frontend', ['GET', 'POST'])
+  preflight('/api/frontend/client/metrics', ['POST'])
+  preflight('/api/frontend/client/register', ['POST'])
+}

@@ -1,0 +1,98 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
+import { Type } from '@sinclair/typebox'
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { cors } from '../http/cors.js'
+import { sendError, toApiError } from '../http/error-handler.js'
+import { notModified } from '../http/etag.js'
+import { errorStatuses } from '../http/openapi.js'
+import { responseHeader } from '../http/schemas.js'
+import { ofrepContext } from './context.js'
+import { OfrepBody, OfrepBulk, OfrepBulkFailure, OfrepFailure, OfrepParams, OfrepSuccess } from './frontend.schemas.js'
+import { type Engines, ofrepFlag, ofrepFlags } from './frontend.service.js'
+
+const MAPPING =
+  'Values: a flag that is off is false (reason DISABLED); on with a variant, the variant\'s payload converted by its type (json → object or array, number → number, string and csv → string), or the variant\'s name when it has no payload (reason SPLIT, variant its name); on without variants, true (reason TARGETING_MATCH). Evaluated by the official Node SDK embedded as the engine, as the frontend API. Authorization: a frontend token, as "Bearer <secret>" or the bare secret.'
+
+/** JSON already serialised, sent as it is. */
+const sendJson = (reply: FastifyReply, json: string) => reply.type('application/json; charset=utf-8').send(json)
+
+/** A refused request as OFREP answers it: its error codes for bad input; the problem body for the rest. */
+function ofrepError (key: (request: FastifyRequest) => string | undefined) {
+  return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const apiError = toApiError(error, request)
+    if (apiError.status !== 400) return sendError(request, reply, error)
+    const errorCode = /not valid JSON|empty/.test(apiError.message) ? 'PARSE_ERROR' : 'INVALID_CONTEXT'
+    const flag = key(request)
+    request.log.info({ errorName: apiError.errorName, detail: apiError.message }, 'request refused')
+    return reply.code(400).type('application/json; charset=utf-8').send({ ...(flag !== undefined && { key: flag }), errorCode, errorDetails: apiError.message })
+  }
+}
+
+export const ofrepRoutes: FastifyPluginAsyncTypebox<{ engines: Engines; origins: readonly string[] }> = async (app, { engines, origins }) => {
+  const { preflight } = cors(app, origins)
+
+  app.post(
+    '/ofrep/v1/evaluate/flags/:key',
+    {
+      config: { access: 'frontend' },
+      errorHandler: ofrepError((request) => (request.params as { key?: string }).key),
+      schema: {
+        tags: ['OFREP'],
+        operationId: 'evaluateFlag',
+        summary: 'Evaluate one flag (OpenFeature Remote Evaluation Protocol)',
+        description: `${MAPPING} An unknown flag (or one outside the token's projects and environment) is 404 FLAG_NOT_FOUND; a context that is not an object of strings, numbers and booleans is 400 INVALID_CONTEXT.`,
+        params: OfrepParams,
+        body: OfrepBody,
+        errors: errorStatuses(403, 413, 415),
+        response: {
+          200: OfrepSuccess,
+          400: { ...OfrepFailure, description: 'INVALID_CONTEXT (or PARSE_ERROR for a body that is not JSON)' },
+          404: { ...OfrepFailure, description: 'FLAG_NOT_FOUND' },
+        },
+      },
+    },
+    async (request, reply) => {
+      const { key } = request.params
+      const context = ofrepContext(request.body.context, request.ip)
+      if (typeof context === 'string') return reply.code(400).send({ key, errorCode: 'INVALID_CONTEXT' as const, errorDetails: context })
+      const result = await ofrepFlag(engines, request.token, key, context)
+      if (!result) return reply.code(404).send({ key, errorCode: 'FLAG_NOT_FOUND' as const, errorDetails: `Flag '${key}' was not found` })
+      // Sent as JSON text: a value may be any JSON (an object payload keeps its members).
+      return sendJson(reply, JSON.stringify(result))
+    }
+  )
+
+  app.post(
+    '/ofrep/v1/evaluate/flags',
+    {
+      config: { access: 'frontend' },
+      errorHandler: ofrepError(() => undefined),
+      schema: {
+        tags: ['OFREP'],
+        operationId: 'evaluateFlagsBulk',
+        summary: 'Evaluate every flag of the token (OpenFeature Remote Evaluation Protocol)',
+        description: `${MAPPING} Every flag of the frontend token's environment and projects, by name. The answer has an ETag; If-None-Match (compared weakly) is answered 304 when the answer is the same.`,
+        body: OfrepBody,
+        headers: Type.Object({ 'if-none-match': Type.Optional(Type.String()) }),
+        errors: errorStatuses(403, 413, 415),
+        response: {
+          200: { ...OfrepBulk, headers: { etag: responseHeader('A hash of this answer', true) } },
+          304: { type: 'null', description: 'Not modified', headers: { etag: responseHeader('A hash of the answer', true) } },
+          400: { ...OfrepBulkFailure, description: 'INVALID_CONTEXT (or PARSE_ERROR for a body that is not JSON)' },
+        },
+      },
+    },
+    async (request, reply) => {
+      const context = ofrepContext(request.body.context, request.ip)
+      if (typeof context === 'string') return reply.code(400).send({ errorCode: 'INVALID_CONTEXT' as const, errorDetails: context })
+      const { json, etag } = await ofrepFlags(engines, request.token, context)
+      reply.header('etag', etag)
+      const held = request.headers['if-none-match']
+      if (held !== undefined && notModified(held, etag)) return reply.code(304).send()
+      return sendJson(reply, json)
+    }
+  )
+
+  preflight('/ofrep/v1/evaluate/flags/:key', ['POST'])
+  preflight('/ofrep/v1/evaluate/flags', ['POST'])
+}
