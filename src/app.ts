@@ -21,20 +21,27 @@ import { lifecycleRoutes } from './lifecycle/lifecycle.routes.js'
 import { loggerOptions } from './logger.js'
 import { metricsPlugin } from './metrics/metrics.plugin.js'
 import { variantsRoutes } from './variants/variants.routes.js'
+import { Dispatcher } from './webhooks/dispatcher.service.js'
+import { type Resolve, systemResolve } from './webhooks/ssrf.js'
+import { addonRoutes } from './webhooks/webhooks.routes.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Set on SIGTERM: /ready answers 503 so that load balancers stop sending work. */
     draining: boolean
+    /** Sends webhook deliveries; started when the app is ready, stopped when it closes. */
+    webhooks: Dispatcher
   }
 }
 
 export interface AppDeps {
   database: DatabaseHandle
+  /** How webhook hosts are resolved (default: the system's dns.lookup); tests pass their own. */
+  resolve?: Resolve
 }
 
 /** Builds the HTTP application; the caller owns the database handle and closes it. */
-export async function buildApp (config: Config, { database }: AppDeps, loggerInstance?: FastifyBaseLogger) {
+export async function buildApp (config: Config, { database, resolve = systemResolve }: AppDeps, loggerInstance?: FastifyBaseLogger) {
   const app = Fastify({
     ...(loggerInstance ? { loggerInstance } : { logger: loggerOptions(config.logLevel) }),
     bodyLimit: config.bodyLimit,
@@ -81,7 +88,13 @@ export async function buildApp (config: Config, { database }: AppDeps, loggerIns
     limits: { maxApplications: config.clientMaxApplications, maxInstances: config.clientMaxInstances },
     retentionDays: config.usageRetentionDays,
   })
+  await app.register(addonRoutes, { db, config: config.webhooks, resolve })
   addMethodNotAllowed()
+
+  // Every instance delivers webhooks: what is due, from any instance's changes.
+  app.decorate('webhooks', new Dispatcher(db, config.webhooks, app.log, resolve))
+  app.addHook('onReady', async () => app.webhooks.start())
+  app.addHook('onClose', async () => app.webhooks.stop())
   return app
 }
 

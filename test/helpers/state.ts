@@ -60,6 +60,9 @@ const TABLES = [
   'usage_applications',
   'usage_instances',
   'usage_counts',
+  'webhooks',
+  'webhook_deliveries',
+  'webhook_attempts',
 ] as const
 
 /**

@@ -157,6 +157,8 @@ function fill (url: string) {
     .replace(':featureName', victim)
     .replace(':environment', 'development')
     .replace(':tokenName', bystanderToken)
+    .replace(':id', '1')
+    .replace(':deliveryId', '1')
 }
 
 describe('strings storage cannot hold', () => {
