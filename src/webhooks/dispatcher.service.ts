@@ -187,7 +187,11 @@ export class Dispatcher {
         'webhook-signature': signatures(delivery.secrets, delivery.messageId, timestamp, body),
         ...(delivery.authorization === null ? {} : { authorization: delivery.authorization }),
       }
-      result = await postOnce(target, headers, body, Math.max(1, this.config.timeoutMs - Math.round(performance.now() - started)), this.#abort.signal)
+      const timeout = {
+        ms: Math.max(1, this.config.timeoutMs - Math.round(performance.now() - started)),
+        error: `no answer within ${this.config.timeoutMs} ms`,
+      }
+      result = await postOnce(target, headers, body, timeout, this.#abort.signal)
     } catch (error) {
       // A refused address is a rule, not a passing failure: the delivery is dead, with the reason.
       if (error instanceof RefusedTarget) return record({ error: `refused: ${error.rule}` }, { state: 'dead' })
@@ -211,15 +215,15 @@ export class Dispatcher {
   }
 }
 
-/** The event as the events API shows it (the body's default and the template's `event`). */
+/** The event as the events API shows it, members in its order (the body's default and the template's `event`). */
 function eventOf ({ event }: ClaimedDelivery): WebhookEvent {
   return {
     id: event.id,
     type: event.type,
-    createdBy: event.createdBy,
     createdAt: event.createdAt.toISOString(),
-    featureName: event.featureName,
+    createdBy: event.createdBy,
     project: event.project,
+    featureName: event.featureName,
     ...(event.environment !== null && { environment: event.environment }),
     data: event.data === null ? null : JSON.parse(event.data),
     ...(event.preData !== null && { preData: JSON.parse(event.preData) }),

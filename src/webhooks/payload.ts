@@ -7,10 +7,10 @@ Mustache.templateCache = undefined
 export interface WebhookEvent {
   id: number
   type: string
-  createdBy: string
   createdAt: string
-  featureName: string | null
+  createdBy: string
   project: string | null
+  featureName: string | null
   environment?: string
   data: unknown
   preData?: unknown

@@ -16,14 +16,14 @@ const MAX_ANSWER_BYTES = 64 * 1024
 /**
  * POSTs `body` to the checked target. The connection goes to the address that was checked (the
  * lookup hands it back, so Host and TLS name stay those of the URL); redirects are not followed
- * (a 3xx is a failed attempt); everything (connect, send, answer) must end within `timeoutMs`,
- * and `signal` aborts it.
+ * (a 3xx is a failed attempt); everything (connect, send, answer) must end within `timeout.ms`
+ * (else the attempt fails with `timeout.error`), and `signal` aborts it.
  */
 export function postOnce (
   target: CheckedTarget,
   headers: Record<string, string>,
   body: string,
-  timeoutMs: number,
+  timeout: { ms: number; error: string },
   signal: AbortSignal
 ): Promise<SendResult> {
   const pinned: LookupFunction = (_hostname, options, callback) => {
@@ -47,7 +47,7 @@ export function postOnce (
       agent: false,
       headers: { ...headers, 'content-length': String(Buffer.byteLength(body)) },
     })
-    const timer = setTimeout(() => finish({ error: `no answer within ${timeoutMs} ms` }), timeoutMs)
+    const timer = setTimeout(() => finish({ error: timeout.error }), timeout.ms)
     const onAbort = () => finish({ error: 'aborted: the instance is shutting down' })
     signal.addEventListener('abort', onAbort)
     req.on('error', (error: NodeJS.ErrnoException) => finish({ error: `${error.code ?? 'request failed'}: ${error.message}` }))

@@ -61,14 +61,13 @@ const Parameters = Type.Object(
       })
     ),
     customHeaders: Type.Optional(
-      Type.Record(
-        Type.String({ pattern: HEADER_NAME_PATTERN }),
-        Type.String({ maxLength: MAX_HEADER_VALUE_LENGTH, pattern: HEADER_VALUE_PATTERN }),
-        {
-          maxProperties: MAX_CUSTOM_HEADERS,
-          description: `Extra headers, at most ${MAX_CUSTOM_HEADERS}; not ${RESERVED_HEADERS.join(', ')}. Their values are secrets: reads show ${MASK}; sending ${MASK} back on update keeps the stored value of that header`,
-        }
-      )
+      Type.Unsafe<Record<string, string>>({
+        type: 'object',
+        propertyNames: { pattern: HEADER_NAME_PATTERN },
+        additionalProperties: { type: 'string', maxLength: MAX_HEADER_VALUE_LENGTH, pattern: HEADER_VALUE_PATTERN },
+        maxProperties: MAX_CUSTOM_HEADERS,
+        description: `Extra headers, at most ${MAX_CUSTOM_HEADERS}, each name an HTTP token and each value at most ${MAX_HEADER_VALUE_LENGTH} characters; not ${RESERVED_HEADERS.join(', ')}. Their values are secrets: reads show ${MASK}; sending ${MASK} back on update keeps the stored value of that header`,
+      })
     ),
     bodyTemplate: Type.Optional(
       Type.String({
