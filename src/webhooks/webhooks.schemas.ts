@@ -83,7 +83,7 @@ const Parameters = Type.Object(
 export const NewAddon = Type.Object(
   {
     provider: Type.Literal('webhook', { description: 'The only provider: webhook' }),
-    description: Type.Optional(Type.String({ maxLength: 1000 })),
+    description: Type.Optional(Nullable(Type.String({ maxLength: 1000 }))),
     enabled: Type.Boolean({ description: 'A disabled webhook gets no new deliveries, and its pending ones wait until it is enabled again' }),
     events: Type.Array(StringEnum(EVENT_TYPES), {
       minItems: 1,

@@ -191,7 +191,7 @@ export async function requeueDelivery (trx: Transaction<DB>, webhookId: number, 
       attempts_base: eb.ref('attempts'),
       finished_at: null,
     }))
-    .where('id', '=', String(deliveryId) as never)
+    .where('id', '=', String(deliveryId))
     .where('webhook_id', '=', webhookId)
     .returning(['id', 'event_id', 'message_id'])
     .executeTakeFirst()
@@ -227,7 +227,9 @@ export interface ClaimedDelivery {
   }
 }
 
-const due = sql<boolean>`state = 'pending' AND next_attempt_at <= now() AND (leased_until IS NULL OR leased_until <= now())`
+/** Pending, due, and not leased to an instance that may still be sending it. */
+const isDue = (table: string) =>
+  sql<boolean>`${sql.ref(`${table}.state`)} = 'pending' AND ${sql.ref(`${table}.next_attempt_at`)} <= now() AND (${sql.ref(`${table}.leased_until`)} IS NULL OR ${sql.ref(`${table}.leased_until`)} <= now())`
 
 /**
  * Claims up to `limit` due deliveries (at most `perWebhook` of one webhook, none of the
@@ -249,14 +251,14 @@ export async function claimDeliveries (
       sql<string>`row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.id)`.as('rank'),
     ])
     .where('w.enabled', '=', true)
-    .where(sql<boolean>`d.state = 'pending' AND d.next_attempt_at <= now() AND (d.leased_until IS NULL OR d.leased_until <= now())`)
+    .where(isDue('d'))
   if (options.busy.length > 0) candidates = candidates.where('d.webhook_id', 'not in', options.busy)
   const picked = db
     .selectFrom('webhook_deliveries')
     .select(['id', 'leased_until as stale_lease'])
     .where('id', 'in', (eb) => eb.selectFrom(candidates.as('c')).select('c.id').where('c.rank', '<=', String(options.perWebhook)))
     // Checked again on the locked row: a row another instance claimed meanwhile is no longer due.
-    .where(due)
+    .where(isDue('webhook_deliveries'))
     .orderBy('next_attempt_at')
     .limit(options.limit)
     .forUpdate()
@@ -353,7 +355,7 @@ export async function recordAttempt (db: Database, record: AttemptRecord, outcom
           eb.val(record.status).as('status'),
           eb.val(record.error).as('error'),
         ])
-        .where('id', '=', record.deliveryId as never)
+        .where('id', '=', record.deliveryId)
     )
     .onConflict((oc) => oc.doNothing())
   if (outcome === undefined) {
@@ -369,7 +371,7 @@ export async function recordAttempt (db: Database, record: AttemptRecord, outcom
       leased_until: null,
       finished_at: outcome.state === 'pending' ? null : sql<Date>`now()`,
     })
-    .where('id', '=', record.deliveryId as never)
+    .where('id', '=', record.deliveryId)
     .where('attempts', '=', record.attempt)
     .execute()
 }

@@ -2,8 +2,14 @@
  * The addon routes (webhooks in Unleash's addon shape): what they store, show and refuse.
  * Deliveries are in webhooks-delivery.test.ts.
  */
-import { describe, expect, it } from 'vitest'
-import { auth, createToken, expectProblem, json, uniqueName, useTestApp } from '../helpers/app.js'
+import { Writable } from 'node:stream'
+import pino from 'pino'
+import { describe, expect, inject, it } from 'vitest'
+import { buildApp } from '../../src/app.js'
+import { createDatabase } from '../../src/db/database.js'
+import { auth, createToken, expectProblem, json, testConfig, uniqueName, useTestApp } from '../helpers/app.js'
+import { cloneTemplate, dropDatabase } from '../helpers/database.js'
+import { eventually, startReceiver } from '../helpers/receiver.js'
 import { databaseFingerprint } from '../helpers/state.js'
 
 const t = useTestApp({ WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' })
@@ -259,5 +265,49 @@ describe('updating, rotating and deleting', () => {
     expect(seen.length).toBeGreaterThan(0)
     expect(seen.filter((e) => e.type.startsWith('addon-'))).toEqual([])
     expect((await eventsOfType('addon-config-created')).length).toBeGreaterThan(0)
+  })
+})
+
+describe('secrets stay out of the logs', () => {
+  it('no signing secret, authorization or custom header value in any line (trace level), through saves, a refusal, failing deliveries and a rotation', async () => {
+    const lines: string[] = []
+    const sink = new Writable({
+      write (chunk, _encoding, done) {
+        lines.push(String(chunk))
+        done()
+      },
+    })
+    const serverUrl = inject('postgresUrl')
+    const databaseUrl = await cloneTemplate(serverUrl)
+    const config = testConfig(databaseUrl, { WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_POLL_MS: '20', WEBHOOK_RETRY_BASE_MS: '20', WEBHOOK_MAX_ATTEMPTS: '2' })
+    const database = await createDatabase(config)
+    const app = await buildApp(config, { database }, pino({ level: 'trace' }, sink))
+    const receiver = await startReceiver(() => 500)
+    const call = (method: 'POST' | 'PUT' | 'GET', url: string, payload?: object) =>
+      app.inject({ method, url, headers: auth(), ...(payload ? { payload } : {}) })
+    try {
+      const secrets = ['Bearer log-secret-1', 'log-secret-2', 'log-secret-3', 'log-secret-4']
+      const body = (parameters: object) => addon({ events: ['feature-created'] }, { url: receiver.url, ...parameters })
+      const created = json(await call('POST', base, body({ authorization: secrets[0], customHeaders: { 'X-Key': secrets[1] } })))
+      expect((await call('PUT', `${base}/${created.id}`, body({ authorization: '*****', customHeaders: { 'X-Key': '*****', 'X-More': secrets[2] } }))).statusCode).toBe(200)
+      expect((await call('PUT', `${base}/${created.id}`, body({ authorization: `${secrets[3]}\n` }))).statusCode).toBe(400)
+      await call('POST', '/api/admin/projects/default/features', { name: uniqueName() })
+      await eventually(async () => {
+        const [delivery] = json(await call('GET', `${base}/${created.id}/deliveries`)).deliveries
+        return delivery?.state === 'dead' ? delivery : undefined
+      })
+      const rotated = json(await call('POST', `${base}/${created.id}/rotate-secret`))
+      expect(receiver.received.length).toBe(2)
+      expect(receiver.received[0]!.headers.authorization).toBe(secrets[0])
+      const log = lines.join('')
+      expect(log).toContain('webhook attempt failed')
+      expect(log).toContain('request refused')
+      for (const secret of [...secrets, created.signingSecret, rotated.signingSecret]) expect(log).not.toContain(secret)
+    } finally {
+      await app.close()
+      await database.db.destroy()
+      await dropDatabase(serverUrl, databaseUrl)
+      await receiver.close()
+    }
   })
 })
