@@ -1,7 +1,7 @@
-import { type ExpressionBuilder, type QueryCreator, sql, type Transaction } from 'kysely'
+import { type ExpressionBuilder, type QueryCreator, type Selectable, sql, type Transaction } from 'kysely'
 import { ALL, isAdmin, type TokenScope } from '../auth/tokens.js'
 import { type Param, prepare, queryBuilder } from '../db/prepared.js'
-import type { DB, Queryable } from '../db/types.js'
+import type { DB, EventsTable, Queryable } from '../db/types.js'
 
 export const EVENT_TYPES = [
   'project-created',
@@ -258,16 +258,19 @@ export async function listEvents (
   const rows = await db.selectFrom('events').selectAll().where('id', 'in', ids).orderBy('id', 'desc').execute()
   return {
     more: sizes.length > ids.length,
-    events: rows.map((row) => ({
-      id: Number(row.id),
-      type: row.type,
-      createdAt: row.created_at,
-      createdBy: row.created_by,
-      project: row.project,
-      featureName: row.feature_name,
-      ...(row.environment !== null && { environment: row.environment }),
-      data: row.data === null ? null : JSON.parse(row.data),
-      ...(row.pre_data !== null && { preData: JSON.parse(row.pre_data) }),
-    })),
+    events: rows.map(toStoredEvent),
   }
 }
+
+/** An events row as the events API shows it (and as webhooks deliver it), members in that order. */
+export const toStoredEvent = (row: Selectable<EventsTable>): StoredEvent => ({
+  id: Number(row.id),
+  type: row.type,
+  createdAt: row.created_at,
+  createdBy: row.created_by,
+  project: row.project,
+  featureName: row.feature_name,
+  ...(row.environment !== null && { environment: row.environment }),
+  data: row.data === null ? null : JSON.parse(row.data),
+  ...(row.pre_data !== null && { preData: JSON.parse(row.pre_data) }),
+})

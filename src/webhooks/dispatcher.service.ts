@@ -1,7 +1,7 @@
 import type { FastifyBaseLogger } from 'fastify'
 import type { Config } from '../config.js'
 import type { Database } from '../db/types.js'
-import { renderBody, type WebhookEvent } from './payload.js'
+import { renderBody } from './payload.js'
 import { postOnce, type SendResult } from './send.js'
 import { signatures } from './signing.js'
 import { checkTarget, RefusedTarget, type Resolve } from './ssrf.js'
@@ -163,7 +163,7 @@ export class Dispatcher {
 
     let body: string
     try {
-      body = renderBody(eventOf(delivery), delivery.bodyTemplate)
+      body = renderBody(delivery.event, delivery.bodyTemplate)
     } catch (error) {
       return record({ error: `the body template failed: ${(error as Error).message}` }, { state: 'dead' })
     }
@@ -212,20 +212,5 @@ export class Dispatcher {
       total += deleted
       if (deleted === 0) return total
     }
-  }
-}
-
-/** The event as the events API shows it, members in its order (the body's default and the template's `event`). */
-function eventOf ({ event }: ClaimedDelivery): WebhookEvent {
-  return {
-    id: event.id,
-    type: event.type,
-    createdAt: event.createdAt.toISOString(),
-    createdBy: event.createdBy,
-    project: event.project,
-    featureName: event.featureName,
-    ...(event.environment !== null && { environment: event.environment }),
-    data: event.data === null ? null : JSON.parse(event.data),
-    ...(event.preData !== null && { preData: JSON.parse(event.preData) }),
   }
 }

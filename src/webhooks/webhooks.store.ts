@@ -1,5 +1,6 @@
-import { sql, type Transaction } from 'kysely'
-import type { DB, Database, DeliveryState, Queryable } from '../db/types.js'
+import { type Selectable, sql, type Transaction } from 'kysely'
+import type { DB, Database, DeliveryState, Queryable, WebhooksTable } from '../db/types.js'
+import { type StoredEvent, toStoredEvent } from '../events/events.store.js'
 
 /** A webhook as the service handles it, secrets included (the routes mask them). */
 export interface WebhookConfig {
@@ -35,20 +36,7 @@ const columns = [
   'created_at',
 ] as const
 
-const toWebhook = (row: {
-  id: number
-  description: string | null
-  enabled: boolean
-  events: string[]
-  projects: string[]
-  environments: string[]
-  url: string
-  content_type: string | null
-  auth_header: string | null
-  custom_headers: string | null
-  body_template: string | null
-  created_at: Date
-}): StoredWebhook => ({
+const toWebhook = (row: Pick<Selectable<WebhooksTable>, (typeof columns)[number]>): StoredWebhook => ({
   id: row.id,
   description: row.description,
   enabled: row.enabled,
@@ -214,17 +202,7 @@ export interface ClaimedDelivery {
   customHeaders: string | null
   bodyTemplate: string | null
   secrets: string[]
-  event: {
-    id: number
-    type: string
-    createdBy: string
-    createdAt: Date
-    featureName: string | null
-    project: string | null
-    environment: string | null
-    data: string | null
-    preData: string | null
-  }
+  event: StoredEvent
 }
 
 /** Pending, due, and not leased to an instance that may still be sending it. */
@@ -311,17 +289,17 @@ export async function claimDeliveries (
     customHeaders: r.custom_headers,
     bodyTemplate: r.body_template,
     secrets: r.previous_secret === null ? [r.signing_secret] : [r.signing_secret, r.previous_secret],
-    event: {
-      id: Number(r.event_id),
+    event: toStoredEvent({
+      id: r.event_id,
       type: r.type,
-      createdBy: r.created_by,
-      createdAt: r.created_at,
-      featureName: r.feature_name,
+      created_by: r.created_by,
+      created_at: r.created_at,
+      feature_name: r.feature_name,
       project: r.project,
       environment: r.environment,
       data: r.data,
-      preData: r.pre_data,
-    },
+      pre_data: r.pre_data,
+    }),
   }))
 }
 
