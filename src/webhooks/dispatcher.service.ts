@@ -193,9 +193,11 @@ export class Dispatcher {
       }
       result = await postOnce(target, headers, body, timeout, this.#abort.signal)
     } catch (error) {
-      // A refused address is a rule, not a passing failure: the delivery is dead, with the reason.
-      if (error instanceof RefusedTarget) return record({ error: `refused: ${error.rule}` }, { state: 'dead' })
-      throw error
+      if (!(error instanceof RefusedTarget)) throw error
+      // A name that does not resolve now may later: a failed attempt. A refused address is a
+      // rule, not a passing failure: the delivery is dead, with the reason.
+      if (!error.transient) return record({ error: `refused: ${error.rule}` }, { state: 'dead' })
+      result = { error: error.rule }
     }
     const outcome = outcomeOf(result, delivery.attemptInSeries, this.config)
     if (result.error !== undefined) {

@@ -31,6 +31,7 @@ export function postOnce (
     else callback(null, target.address, target.family)
   }
   const request = target.url.protocol === 'https:' ? httpsRequest : httpRequest
+  if (signal.aborted) return Promise.resolve({ error: 'aborted: the instance is shutting down' })
   return new Promise((resolve) => {
     let settled = false
     const finish = (result: SendResult) => {

@@ -55,9 +55,13 @@ export function refusedAddress (text: string, allowedNetworks: readonly string[]
   return `${shown} is ${RULES[range] ?? `a reserved address (${range})`}`
 }
 
-/** An error the check raises: `rule` names why, for a 400 at save and a dead delivery at send. */
+/**
+ * An error the check raises: `rule` says why, for a 400 at save. At send, a refused URL or
+ * address makes the delivery dead; a host that does not resolve (now) is a failed attempt,
+ * retried like any other (`transient`).
+ */
 export class RefusedTarget extends Error {
-  constructor (readonly rule: string) {
+  constructor (readonly rule: string, readonly transient = false) {
     super(rule)
     this.name = 'RefusedTarget'
   }
@@ -83,7 +87,7 @@ export function checkUrlForm (text: string): URL {
 const withTimeout = <T>(promise: Promise<T>, ms: number, message: string) => {
   let timer: NodeJS.Timeout | undefined
   const timeout = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new RefusedTarget(message)), ms)
+    timer = setTimeout(() => reject(new RefusedTarget(message, true)), ms)
   })
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
 }
@@ -107,10 +111,10 @@ export async function checkTarget (
       addresses = await withTimeout(options.resolve(host), options.timeoutMs, `host ${host} did not resolve within ${options.timeoutMs} ms`)
     } catch (error) {
       if (error instanceof RefusedTarget) throw error
-      throw new RefusedTarget(`host ${host} does not resolve (${(error as NodeJS.ErrnoException).code ?? 'lookup failed'})`)
+      throw new RefusedTarget(`host ${host} does not resolve (${(error as NodeJS.ErrnoException).code ?? 'lookup failed'})`, true)
     }
   }
-  if (addresses.length === 0) throw new RefusedTarget(`host ${host} does not resolve`)
+  if (addresses.length === 0) throw new RefusedTarget(`host ${host} does not resolve`, true)
   for (const { address } of addresses) {
     const refusal = refusedAddress(address, options.allowedNetworks)
     if (refusal !== undefined) {

@@ -191,6 +191,8 @@ export async function redeliver (db: Database, id: number, deliveryId: number, c
     }
     record({ type: 'addon-delivery-redelivered', createdBy, data: toJsonText({ id, deliveryId, eventId: Number(row.event_id) }) })
   })
-  const page = await listDeliveries(db, id, { limit: 1, before: deliveryId + 1 })
-  return page.deliveries[0]!
+  // The page that starts at this delivery holds it first (unless the webhook was deleted since).
+  const [delivery] = (await listDeliveries(db, id, { limit: 1, before: deliveryId + 1 })).deliveries
+  if (delivery?.id !== deliveryId) throw missing(id)
+  return delivery
 }

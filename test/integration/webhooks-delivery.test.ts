@@ -286,6 +286,21 @@ describe('addresses checked at every send', () => {
     expect(r.received).toEqual([])
   })
 
+  it('a name that does not resolve at send is a failed attempt, retried (not dead)', async () => {
+    const r = await receiver()
+    const project = await newProject()
+    const host = `${uniqueName('flaky')}.test`
+    answers.set(host, [['127.0.0.1'], [], ['127.0.0.1']])
+    const created = await hook(r, project, {}, { url: `http://${host}:${r.port}/hook` })
+    await createFeature(project)
+    await r.waitFor(1)
+    const [delivered] = await eventually(async () => {
+      const list = await deliveriesOf(created.id)
+      return list[0]?.state === 'delivered' ? list : undefined
+    })
+    expect(delivered.attempts.map((a: any) => [a.status, a.error])).toEqual([[null, `host ${host} does not resolve`], [200, null]])
+  })
+
   it('connects to the address it checked: one lookup per send, and a name that changes after it does not redirect the request', async () => {
     const r = await receiver()
     const project = await newProject()
