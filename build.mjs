@@ -4,7 +4,8 @@ import { build } from 'esbuild'
 
 await build({
   entryPoints: ['src/server.ts', 'src/migrate.ts'],
-  outdir: 'dist',
+  // BUILD_OUTDIR: tests that build in parallel write their own copies (dist/<name>/).
+  outdir: process.env.BUILD_OUTDIR ?? 'dist',
   bundle: true,
   platform: 'node',
   format: 'esm',

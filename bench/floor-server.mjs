@@ -34,12 +34,18 @@ app.patch('/floor/:feature', async (request) => {
        WHERE feature_name = $2 AND environment_name = 'development'`,
       [after, feature]
     )
-    // The event, with the state version's counter, in one statement (as the service does).
+    // The event, with the state version's counter and the webhook outbox, in one statement (as
+    // the service does, see insertEvents).
     await client.query(
-      `WITH bumped AS (UPDATE state_version_shards SET changes = changes + 1 WHERE shard = pg_backend_pid() % 256 RETURNING shard)
-       INSERT INTO events (type, created_by, project, feature_name, environment, data, pre_data)
-       VALUES ('feature-environment-variants-updated', 'floor', 'default', $1, 'development', $2, $3)`,
-      [feature, `{"variants":${after}}`, `{"variants":${before}}`]
+      `WITH bumped AS (UPDATE state_version_shards SET changes = changes + 1 WHERE shard = pg_backend_pid() % 256 RETURNING shard),
+         inserted AS (INSERT INTO events (type, created_by, project, feature_name, environment, data, pre_data)
+           VALUES ('feature-environment-variants-updated', 'floor', 'default', $1, 'development', $2, $3) RETURNING id, type, project, environment)
+       INSERT INTO webhook_deliveries (webhook_id, event_id)
+       SELECT webhooks.id AS webhook_id, inserted.id AS event_id FROM inserted
+       INNER JOIN webhooks ON webhooks.enabled = $4 AND inserted.type = any(webhooks.events)
+         AND (cardinality(webhooks.projects) = $5 OR inserted.project IS NULL OR inserted.project = any(webhooks.projects))
+         AND (cardinality(webhooks.environments) = $5 OR inserted.environment IS NULL OR inserted.environment = any(webhooks.environments))`,
+      [feature, `{"variants":${after}}`, `{"variants":${before}}`, true, 0]
     )
     await client.query('COMMIT')
     return `{"version":1,"variants":${after}}`

@@ -6,7 +6,7 @@
  *
  * Settings: BENCH_SECONDS (per scenario, default 10), BENCH_CONNECTIONS (the 50-feature
  * scenarios, default 20), BENCH_SIZES (the document-size series, default 2,100,400,1000),
- * BENCH_ONLY=series|features|client|cpu (run one part). UNLEASH_URL and UNLEASH_TOKEN: also drive an
+ * BENCH_ONLY=series|features|client|cpu|webhooks (run one part). UNLEASH_URL and UNLEASH_TOKEN: also drive an
  * Unleash server with the same series, side by side.
  *
  * PostgreSQL is found as the tests find it (TEST_DATABASE_URL, Testcontainers, local binaries).
@@ -15,6 +15,8 @@
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { readFileSync, writeFileSync } from 'node:fs'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import autocannon from 'autocannon'
 import pg from 'pg'
@@ -60,6 +62,8 @@ function startServer (databaseUrl: string, port: number, extraArgs: string[] = [
       LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'info',
       INIT_ADMIN_API_TOKENS: SECRET,
       NODE_ENV: 'production',
+      // The webhook scenarios' receivers listen on loopback.
+      WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   })
@@ -179,10 +183,24 @@ async function load (
 }
 
 /**
+ * The service's statement for a change's event (see insertEvents): the state version, the event,
+ * and the outbox (a delivery for every enabled webhook that wants it), values bound as Kysely
+ * binds them. bench/floor-server.mjs issues the same.
+ */
+const EVENT_WITH_OUTBOX = `WITH bumped AS (UPDATE state_version_shards SET changes = changes + 1 WHERE shard = pg_backend_pid() % 256 RETURNING shard),
+  inserted AS (INSERT INTO events (type, created_by, project, feature_name, environment, data, pre_data)
+    VALUES ('feature-environment-variants-updated', 'floor', 'default', $1, 'development', $2, $3) RETURNING id, type, project, environment)
+  INSERT INTO webhook_deliveries (webhook_id, event_id)
+  SELECT webhooks.id AS webhook_id, inserted.id AS event_id FROM inserted
+  INNER JOIN webhooks ON webhooks.enabled = $4 AND inserted.type = any(webhooks.events)
+    AND (cardinality(webhooks.projects) = $5 OR inserted.project IS NULL OR inserted.project = any(webhooks.projects))
+    AND (cardinality(webhooks.environments) = $5 OR inserted.environment IS NULL OR inserted.environment = any(webhooks.environments))`
+
+/**
  * The floor: what a variants change costs the database, issued directly with pg at the same
  * concurrency: lock the feature and its feature-environment, parse the variants, change one
- * field, write them back, insert the event with data and preData (and move the state version),
- * commit: the service's statements.
+ * field, write them back, insert the event with data and preData (and move the state version and
+ * insert its webhook deliveries), commit: the service's statements.
  */
 async function floor (databaseUrl: string, names: string[], connections: number, label: string): Promise<Row> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: connections })
@@ -215,12 +233,7 @@ async function floor (databaseUrl: string, names: string[], connections: number,
              WHERE feature_name = $2 AND environment_name = 'development'`,
             [after, feature]
           )
-          await client.query(
-            `WITH bumped AS (UPDATE state_version_shards SET changes = changes + 1 WHERE shard = pg_backend_pid() % 256 RETURNING shard)
-             INSERT INTO events (type, created_by, project, feature_name, environment, data, pre_data)
-             VALUES ('feature-environment-variants-updated', 'floor', 'default', $1, 'development', $2, $3)`,
-            [feature, `{"variants":${after}}`, `{"variants":${before}}`]
-          )
+          await client.query(EVENT_WITH_OUTBOX, [feature, `{"variants":${after}}`, `{"variants":${before}}`, true, 0])
           await client.query('COMMIT')
           latencies.push(performance.now() - t0)
         } catch {
@@ -398,6 +411,58 @@ async function cpuScenario (server: Target, databaseUrl: string, pid: number): P
   }
 }
 
+/**
+ * Webhooks: the same PATCH load (50 features, BENCH_CONNECTIONS) with no webhook, with a webhook
+ * on every change whose receiver answers 200 at once, and with one whose receiver never answers
+ * (each attempt waits WEBHOOK_TIMEOUT_MS). The p99 of the writes must not suffer from the
+ * hanging receiver: deliveries are sent outside the request and outside any transaction.
+ */
+async function webhookScenarios (server: Target, pid: number): Promise<Row[]> {
+  const names = Array.from({ length: FEATURES }, (_, i) => `hook-${i}`)
+  for (const name of names) await createFeature(server, name, 2)
+  const hanging = createServer(() => {})
+  const answering = createServer((_req, res) => { res.end('ok') })
+  const listen = async (s: Server) => {
+    await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve))
+    return (s.address() as AddressInfo).port
+  }
+  const hangingPort = await listen(hanging)
+  const answeringPort = await listen(answering)
+  const patch = (label: string) =>
+    load(server, `PATCH one op, ${FEATURES} features, ${CONNECTIONS} conn: ${label}`, CONNECTIONS, (i) => ({
+      method: 'PATCH',
+      path: variantsPath(names[i % FEATURES] as string),
+      body: patchOne(i),
+    }), pid)
+  const withWebhook = async (port: number, label: string) => {
+    const res = await fetch(`${server.base}/api/admin/addons`, {
+      method: 'POST',
+      headers: server.headers,
+      body: JSON.stringify({ provider: 'webhook', enabled: true, events: ['feature-environment-variants-updated'], parameters: { url: `http://127.0.0.1:${port}/hook` } }),
+    })
+    const { id } = (await res.json()) as { id: number }
+    try {
+      return await patch(label)
+    } finally {
+      await call(server, 'DELETE', `/api/admin/addons/${id}`)
+    }
+  }
+  try {
+    await patch('warm-up')
+    return [
+      await patch('no webhook'),
+      await withWebhook(answeringPort, 'a webhook on every change, receiver answers 200'),
+      await withWebhook(hangingPort, 'a webhook on every change, receiver hangs'),
+      await patch('no webhook (again)'),
+    ]
+  } finally {
+    hanging.closeAllConnections()
+    answering.closeAllConnections()
+    hanging.close()
+    answering.close()
+  }
+}
+
 /** Until a PATCH on `url` answers (the floor server is up). */
 async function waitFor (url: string, child: ChildProcess) {
   for (;;) {
@@ -466,12 +531,14 @@ async function main () {
       }
     }
     if (client.length > 0) print('Client API (Unleash SDK polls)', client)
+    const webhooks = part('webhooks') ? await webhookScenarios(target, pid) : []
+    if (webhooks.length > 0) print(`Webhooks: writes with and without deliveries, ${FEATURES} features, ${CONNECTIONS} connections`, webhooks)
     const idleRss = Math.round(rssMb(pid))
     await stopServer(server.child)
     console.log(`start-up to ready on a migrated database: ${startupMs} ms; RSS after the run: ${idleRss} MB`)
 
     const file = `bench/results/${new Date().toISOString().replace(/[:.]/g, '-')}.json`
-    writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, startupMs, cpu, series, features, client }, null, 2))
+    writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, startupMs, cpu, series, features, client, webhooks }, null, 2))
     console.log(`written to ${file}`)
   } finally {
     await withClient(postgres.url, (c) => c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`))

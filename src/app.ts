@@ -28,20 +28,27 @@ import { segmentRoutes } from './segments/segments.routes.js'
 import { definitionRoutes } from './strategies/definitions.routes.js'
 import { strategyRoutes } from './strategies/strategies.routes.js'
 import { variantsRoutes } from './variants/variants.routes.js'
+import { Dispatcher } from './webhooks/dispatcher.service.js'
+import { type Resolve, systemResolve } from './webhooks/ssrf.js'
+import { addonRoutes } from './webhooks/webhooks.routes.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
     /** Set on SIGTERM: /ready answers 503 so that load balancers stop sending work. */
     draining: boolean
+    /** Sends webhook deliveries; started when the app is ready, stopped when it closes. */
+    webhooks: Dispatcher
   }
 }
 
 export interface AppDeps {
   database: DatabaseHandle
+  /** How webhook hosts are resolved (default: the system's dns.lookup); tests pass their own. */
+  resolve?: Resolve
 }
 
 /** Builds the HTTP application; the caller owns the database handle and closes it. */
-export async function buildApp (config: Config, { database }: AppDeps, loggerInstance?: FastifyBaseLogger) {
+export async function buildApp (config: Config, { database, resolve = systemResolve }: AppDeps, loggerInstance?: FastifyBaseLogger) {
   const app = Fastify({
     ...(loggerInstance ? { loggerInstance } : { logger: loggerOptions(config.logLevel) }),
     bodyLimit: config.bodyLimit,
@@ -95,7 +102,13 @@ export async function buildApp (config: Config, { database }: AppDeps, loggerIns
   const origins = config.frontendAllowedOrigins
   await app.register(frontendRoutes, { db, engines, origins, ratePerMinute: config.clientUsageRate, limits: usageLimits })
   await app.register(ofrepRoutes, { engines, origins })
+  await app.register(addonRoutes, { db, config: config.webhooks, resolve })
   addMethodNotAllowed()
+
+  // Every instance delivers webhooks: what is due, from any instance's changes.
+  app.decorate('webhooks', new Dispatcher(db, config.webhooks, app.log, resolve))
+  app.addHook('onReady', async () => app.webhooks.start())
+  app.addHook('onClose', async () => app.webhooks.stop())
   return app
 }
 

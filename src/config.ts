@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
+import ipaddr from 'ipaddr.js'
 
 const PostgresUrl = Type.String({
   pattern: '^postgres(ql)?://',
@@ -107,6 +108,48 @@ export const EnvSchema = Type.Object({
     60_000,
     'How long a token lookup is cached; a revoked token stops working within it'
   ),
+  WEBHOOK_POLL_MS: Type.Integer({
+    minimum: 10,
+    maximum: 60_000,
+    default: 1000,
+    description: 'How often each instance looks for webhook deliveries that are due',
+  }),
+  WEBHOOK_LEASE_MS: Type.Integer({
+    minimum: 1000,
+    maximum: 3_600_000,
+    default: 60_000,
+    description: 'How long a claimed delivery is left to the instance that claimed it; one whose instance died is retried after it. Must exceed WEBHOOK_TIMEOUT_MS',
+  }),
+  WEBHOOK_TIMEOUT_MS: Type.Integer({
+    minimum: 100,
+    maximum: 600_000,
+    default: 5000,
+    description: 'Time for one delivery attempt (name lookup, connection, answer); a slower receiver fails that attempt',
+  }),
+  WEBHOOK_RETRY_BASE_MS: Type.Integer({
+    minimum: 1,
+    maximum: 3_600_000,
+    default: 1000,
+    description: 'First retry delay; it doubles with every failed attempt (up to an hour), with jitter',
+  }),
+  WEBHOOK_MAX_ATTEMPTS: Type.Integer({ minimum: 1, maximum: 100, default: 12, description: 'Attempts before a delivery is dead' }),
+  WEBHOOK_RETENTION_DAYS: Type.Integer({
+    minimum: 1,
+    maximum: 3650,
+    default: 7,
+    description: 'How long delivered and dead deliveries (with their attempts) are kept',
+  }),
+  WEBHOOK_SECRET_OVERLAP_MS: Type.Integer({
+    minimum: 0,
+    maximum: 30 * 86_400_000,
+    default: 86_400_000,
+    description: 'After a secret rotation, how long deliveries are also signed with the previous secret',
+  }),
+  WEBHOOK_ALLOWED_NETWORKS: Type.String({
+    default: '',
+    maxLength: 10_000,
+    description: 'Comma-separated CIDRs that webhooks may reach although they are loopback, private, link-local or otherwise not public (default: none)',
+  }),
 })
 
 export type Env = Static<typeof EnvSchema>
@@ -165,8 +208,30 @@ function toConfig (env: Env) {
     clientMaxInstances: env.CLIENT_MAX_INSTANCES,
     usageRetentionDays: env.USAGE_RETENTION_DAYS,
     shutdownDelayMs: env.SHUTDOWN_DELAY_MS,
+    webhooks: {
+      pollMs: env.WEBHOOK_POLL_MS,
+      leaseMs: env.WEBHOOK_LEASE_MS,
+      timeoutMs: env.WEBHOOK_TIMEOUT_MS,
+      retryBaseMs: env.WEBHOOK_RETRY_BASE_MS,
+      maxAttempts: env.WEBHOOK_MAX_ATTEMPTS,
+      retentionDays: env.WEBHOOK_RETENTION_DAYS,
+      secretOverlapMs: env.WEBHOOK_SECRET_OVERLAP_MS,
+      allowedNetworks: parseNetworks(env.WEBHOOK_ALLOWED_NETWORKS),
+    },
   }
 }
+
+/** `10.0.0.0/8, ::1/128` → the CIDRs, normalised; every one has been checked by loadConfig. */
+function parseNetworks (text: string): string[] {
+  return text.split(',').map((s) => s.trim()).filter((s) => s.length > 0).map((cidr) => {
+    const [address, bits] = ipaddr.parseCIDR(cidr)
+    return `${address.toString()}/${bits}`
+  })
+}
+
+/** The entries of WEBHOOK_ALLOWED_NETWORKS that are not CIDRs. */
+const badNetworks = (text: string) =>
+  text.split(',').map((s) => s.trim()).filter((s) => s.length > 0 && !ipaddr.isValidCIDR(s))
 
 export type Config = ReturnType<typeof toConfig>
 
@@ -206,6 +271,17 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     problems.push(
       `MAX_VARIANTS_BYTES=${valid.MAX_VARIANTS_BYTES} is invalid (must be at least BODY_LIMIT + ${STORED_GROWTH_PER_VARIANT} × MAX_VARIANTS = ${minimumVariantsBytes(valid)}, or a document that fits in a request could not be stored)`
     )
+  }
+  if (problems.length === 0) {
+    const bad = badNetworks(valid.WEBHOOK_ALLOWED_NETWORKS)
+    if (bad.length > 0) {
+      problems.push(`WEBHOOK_ALLOWED_NETWORKS=${JSON.stringify(valid.WEBHOOK_ALLOWED_NETWORKS)} is invalid (not a CIDR such as 10.0.0.0/8: ${bad.join(', ')})`)
+    }
+    if (valid.WEBHOOK_LEASE_MS <= valid.WEBHOOK_TIMEOUT_MS) {
+      problems.push(
+        `WEBHOOK_LEASE_MS=${valid.WEBHOOK_LEASE_MS} is invalid (must exceed WEBHOOK_TIMEOUT_MS=${valid.WEBHOOK_TIMEOUT_MS}, or another instance could send a delivery while this one still waits for its answer)`
+      )
+    }
   }
   if (problems.length > 0) {
     throw new ConfigError(`Invalid configuration: ${problems.join('; ')}`)

@@ -172,7 +172,54 @@ export interface FeatureDependenciesTable {
   created_at: CreatedAt
 }
 
+export interface WebhooksTable {
+  id: Generated<number>
+  description: string | null
+  enabled: boolean
+  events: string[]
+  projects: string[]
+  environments: string[]
+  url: string
+  content_type: string | null
+  auth_header: string | null
+  /** JSON text of `{name: value}`. */
+  custom_headers: string | null
+  body_template: string | null
+  signing_secret: string
+  previous_secret: string | null
+  previous_secret_until: Date | null
+  created_at: CreatedAt
+}
+
+export type DeliveryState = 'pending' | 'delivered' | 'dead'
+
+export interface WebhookDeliveriesTable {
+  id: ColumnType<string, never, never>
+  webhook_id: number
+  event_id: ColumnType<string, string | number, never>
+  message_id: ColumnType<string, never, never>
+  state: ColumnType<DeliveryState, never, DeliveryState>
+  attempts: ColumnType<number, never, number>
+  attempts_base: ColumnType<number, never, number>
+  next_attempt_at: ColumnType<Date, never, Date>
+  leased_until: ColumnType<Date | null, never, Date | null>
+  created_at: CreatedAt
+  finished_at: ColumnType<Date | null, never, Date | null>
+}
+
+export interface WebhookAttemptsTable {
+  delivery_id: ColumnType<string, string, never>
+  attempt: number
+  started_at: Date
+  duration_ms: number | null
+  status: number | null
+  error: string | null
+}
+
 export interface DB {
+  webhooks: WebhooksTable
+  webhook_deliveries: WebhookDeliveriesTable
+  webhook_attempts: WebhookAttemptsTable
   usage_applications: UsageApplicationsTable
   usage_instances: UsageInstancesTable
   usage_counts: UsageCountsTable

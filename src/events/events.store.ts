@@ -1,38 +1,57 @@
-import { type ExpressionBuilder, type QueryCreator, sql, type Transaction } from 'kysely'
+import { type ExpressionBuilder, type QueryCreator, type Selectable, sql, type Transaction } from 'kysely'
 import { ALL, isAdmin, type TokenScope } from '../auth/tokens.js'
 import { type Param, prepare, queryBuilder } from '../db/prepared.js'
-import type { DB, Queryable } from '../db/types.js'
+import type { DB, EventsTable, Queryable } from '../db/types.js'
 
-export type EventType =
-  | 'project-created'
-  | 'environment-created'
-  | 'feature-created'
-  | 'feature-environment-variants-updated'
-  | 'feature-completed'
-  | 'feature-uncompleted'
-  | 'feature-environment-enabled'
-  | 'feature-environment-disabled'
-  | 'feature-archived'
-  | 'feature-revived'
-  | 'api-token-created'
-  | 'api-token-deleted'
-  | 'project-environment-added'
-  | 'feature-lifecycle-stage-entered'
-  | 'strategy-created'
-  | 'strategy-updated'
-  | 'strategy-deprecated'
-  | 'strategy-reactivated'
-  | 'feature-strategy-add'
-  | 'feature-strategy-update'
-  | 'feature-strategy-remove'
-  | 'strategy-order-changed'
-  | 'segment-created'
-  | 'segment-updated'
-  | 'segment-deleted'
-  | 'feature-dependency-added'
-  | 'feature-dependency-removed'
-  | 'feature-dependencies-removed'
-  | 'feature-metadata-updated'
+export const EVENT_TYPES = [
+  'project-created',
+  'environment-created',
+  'feature-created',
+  'feature-environment-variants-updated',
+  'feature-completed',
+  'feature-uncompleted',
+  'feature-environment-enabled',
+  'feature-environment-disabled',
+  'feature-archived',
+  'feature-revived',
+  'api-token-created',
+  'api-token-deleted',
+  'project-environment-added',
+  'feature-lifecycle-stage-entered',
+  'strategy-created',
+  'strategy-updated',
+  'strategy-deprecated',
+  'strategy-reactivated',
+  'feature-strategy-add',
+  'feature-strategy-update',
+  'feature-strategy-remove',
+  'strategy-order-changed',
+  'segment-created',
+  'segment-updated',
+  'segment-deleted',
+  'feature-dependency-added',
+  'feature-dependency-removed',
+  'feature-dependencies-removed',
+  'feature-metadata-updated',
+  'addon-config-created',
+  'addon-config-updated',
+  'addon-config-deleted',
+  'addon-secret-rotated',
+  'addon-delivery-redelivered',
+] as const
+
+export type EventType = (typeof EVENT_TYPES)[number]
+
+/** Events about tokens and webhooks (names, scopes, URLs): only a token with access to everything sees them. */
+const ADMIN_ONLY_EVENTS: EventType[] = [
+  'api-token-created',
+  'api-token-deleted',
+  'addon-config-created',
+  'addon-config-updated',
+  'addon-config-deleted',
+  'addon-secret-rotated',
+  'addon-delivery-redelivered',
+]
 
 /** JSON already serialised, so that a large document is serialised once for its row, its event and the reply. */
 export type JsonText = string & { readonly jsonText: unique symbol }
@@ -85,9 +104,46 @@ const bumpVersion = (db: QueryCreator<DB>) =>
     .where('shard', '=', sql<number>`pg_backend_pid() % ${sql.lit(SHARDS)}`)
 
 /**
- * Inserts the events of a change and moves the state version. Only the change's own
- * transaction calls it (through writeChange in events.service.ts), so an event exists exactly
- * when its change does, and the version moves exactly when they commit.
+ * The outbox: a delivery for every enabled webhook that wants an event of this type, project
+ * and environment (an empty list means all; an event without a project or environment passes
+ * that filter, as in Unleash), selected from the events just inserted. Part of the statement
+ * that inserts the events, so an event commits exactly with its deliveries. Without webhooks
+ * it reads an empty table.
+ */
+const deliveriesFor = (eb: ExpressionBuilder<WithInserted, 'webhook_deliveries'>) =>
+  eb
+    .selectFrom('inserted')
+    .innerJoin('webhooks', (join) =>
+      join
+        .on('webhooks.enabled', '=', true)
+        .on((on) => on(on.ref('inserted.type'), '=', on.fn.any('webhooks.events')))
+        .on((on) =>
+          on.or([
+            on(on.fn('cardinality', ['webhooks.projects']), '=', 0),
+            on('inserted.project', 'is', null),
+            on(on.ref('inserted.project'), '=', on.fn.any('webhooks.projects')),
+          ])
+        )
+        .on((on) =>
+          on.or([
+            on(on.fn('cardinality', ['webhooks.environments']), '=', 0),
+            on('inserted.environment', 'is', null),
+            on(on.ref('inserted.environment'), '=', on.fn.any('webhooks.environments')),
+          ])
+        )
+    )
+    .select(['webhooks.id as webhook_id', 'inserted.id as event_id'])
+
+/** The events just inserted, as the outbox reads them. */
+type WithInserted = DB & { inserted: { id: string | number; type: string; project: string | null; environment: string | null } }
+
+const insertedColumns = ['id', 'type', 'project', 'environment'] as const
+
+/**
+ * Inserts the events of a change, their webhook deliveries, and moves the state version, in
+ * one statement. Only the change's own transaction calls it (through writeChange in
+ * events.service.ts), so an event and its deliveries exist exactly when its change does, and
+ * the version moves exactly when they commit.
  */
 export async function insertEvents (trx: Transaction<DB>, events: readonly NewEvent[]): Promise<void> {
   if (events.length === 1) {
@@ -95,26 +151,35 @@ export async function insertEvents (trx: Transaction<DB>, events: readonly NewEv
   } else {
     await trx
       .with('bumped', (db) => bumpVersion(db).returning('shard'))
-      .insertInto('events')
-      .values(events.map(eventRow))
+      .with('inserted', (db) => db.insertInto('events').values(events.map(eventRow)).returning(insertedColumns))
+      .insertInto('webhook_deliveries')
+      .columns(['webhook_id', 'event_id'])
+      .expression(deliveriesFor)
       .execute()
   }
 }
 
-/** Most changes record one event: that statement (version and event) is prepared. */
+/** Most changes record one event: that statement (version, event, deliveries) is prepared. */
 const insertOne = prepare((param: Param<ReturnType<typeof eventRow>>) =>
   queryBuilder
     .with('bumped', (db) => bumpVersion(db).returning('shard'))
-    .insertInto('events')
-    .values({
-      type: param('type'),
-      created_by: param('created_by'),
-      project: param('project'),
-      feature_name: param('feature_name'),
-      environment: param('environment'),
-      data: param('data'),
-      pre_data: param('pre_data'),
-    })
+    .with('inserted', (db) =>
+      db
+        .insertInto('events')
+        .values({
+          type: param('type'),
+          created_by: param('created_by'),
+          project: param('project'),
+          feature_name: param('feature_name'),
+          environment: param('environment'),
+          data: param('data'),
+          pre_data: param('pre_data'),
+        })
+        .returning(insertedColumns)
+    )
+    .insertInto('webhook_deliveries')
+    .columns(['webhook_id', 'event_id'])
+    .expression(deliveriesFor)
 )
 
 /**
@@ -161,7 +226,7 @@ function inScope (token: TokenScope) {
       )
     }
     if (!isAdmin(token)) {
-      conditions.push(eb('type', 'not in', ['api-token-created', 'api-token-deleted']))
+      conditions.push(eb('type', 'not in', ADMIN_ONLY_EVENTS))
     }
     return eb.and(conditions)
   }
@@ -208,16 +273,19 @@ export async function listEvents (
   const rows = await db.selectFrom('events').selectAll().where('id', 'in', ids).orderBy('id', 'desc').execute()
   return {
     more: sizes.length > ids.length,
-    events: rows.map((row) => ({
-      id: Number(row.id),
-      type: row.type,
-      createdAt: row.created_at,
-      createdBy: row.created_by,
-      project: row.project,
-      featureName: row.feature_name,
-      ...(row.environment !== null && { environment: row.environment }),
-      data: row.data === null ? null : JSON.parse(row.data),
-      ...(row.pre_data !== null && { preData: JSON.parse(row.pre_data) }),
-    })),
+    events: rows.map(toStoredEvent),
   }
 }
+
+/** An events row as the events API shows it (and as webhooks deliver it), members in that order. */
+export const toStoredEvent = (row: Selectable<EventsTable>): StoredEvent => ({
+  id: Number(row.id),
+  type: row.type,
+  createdAt: row.created_at,
+  createdBy: row.created_by,
+  project: row.project,
+  featureName: row.feature_name,
+  ...(row.environment !== null && { environment: row.environment }),
+  data: row.data === null ? null : JSON.parse(row.data),
+  ...(row.pre_data !== null && { preData: JSON.parse(row.pre_data) }),
+})

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto'
 import type { LightMyRequestResponse } from 'fastify'
 import { afterAll, beforeAll, inject } from 'vitest'
-import { type App, buildApp } from '../../src/app.js'
+import { type App, type AppDeps, buildApp } from '../../src/app.js'
 import { type Config, loadConfig } from '../../src/config.js'
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js'
 import { checkContract, recordResponses } from './contract.js'
@@ -25,12 +25,12 @@ export function testConfig (databaseUrl: string, env: Record<string, string> = {
 }
 
 /** The real app on a database of its own, cloned from the migrated template. */
-export async function buildTestApp (env: Record<string, string> = {}): Promise<TestApp> {
+export async function buildTestApp (env: Record<string, string> = {}, deps: Omit<AppDeps, 'database'> = {}): Promise<TestApp> {
   const serverUrl = inject('postgresUrl')
   const databaseUrl = await cloneTemplate(serverUrl)
   const config = testConfig(databaseUrl, env)
   const database = await createDatabase(config)
-  const app = await buildApp(config, { database })
+  const app = await buildApp(config, { ...deps, database })
   const responses = recordResponses(app)
   await app.ready()
   return {
@@ -55,10 +55,10 @@ export async function buildTestApp (env: Record<string, string> = {}): Promise<T
  * The app for one test file: built before its tests, closed (and its database dropped)
  * after them. The returned object is filled in by beforeAll.
  */
-export function useTestApp (env: Record<string, string> = {}): TestApp {
+export function useTestApp (env: Record<string, string> = {}, deps: Omit<AppDeps, 'database'> = {}): TestApp {
   const t = {} as TestApp
   beforeAll(async () => {
-    Object.assign(t, await buildTestApp(env))
+    Object.assign(t, await buildTestApp(env, deps))
   })
   afterAll(() => t.close())
   return t

@@ -65,6 +65,9 @@ const TABLES = [
   'segments',
   'feature_strategy_segments',
   'feature_dependencies',
+  'webhooks',
+  'webhook_deliveries',
+  'webhook_attempts',
 ] as const
 
 /**

@@ -29,6 +29,8 @@ export function unstorableCases (feature: string): UnstorableCase[] {
     { method: 'PATCH', url: variants, body: [{ op: 'add', path: '/-\u0000', value: { name: 'a', weight: 0 } }], path: '/body/0/path' },
     { method: 'POST', url: `${lifecycle}/complete`, body: { status: 'kept', statusValue: '\u0000' }, path: '/body/statusValue' },
     { method: 'POST', url: `${lifecycle}/complete`, body: { status: 'kept', statusValue: 'v\ud800' }, path: '/body/statusValue' },
+    { method: 'POST', url: '/api/admin/addons', body: { provider: 'webhook', enabled: false, events: ['feature-created'], description: 'a\u0000', parameters: { url: 'http://127.0.0.1/' } }, path: '/body/description' },
+    { method: 'POST', url: '/api/admin/addons', body: { provider: 'webhook', enabled: false, events: ['feature-created'], parameters: { url: 'http://127.0.0.1/', bodyTemplate: '{{event}}\ud800' } }, path: '/body/parameters/bodyTemplate' },
     { method: 'GET', url: '/api/admin/events?type=%00', path: '/query/type' },
     { method: 'GET', url: '/api/admin/events?feature=a%00', path: '/query/feature' },
     { method: 'GET', url: '/api/admin/projects/default/features/a%00b', path: '/params/featureName' },

@@ -20,6 +20,8 @@ const concrete = (url: string) =>
     .replace(':featureName', 'no-such-feature')
     .replace(':environment', 'development')
     .replace(':tokenName', 'no-such-token')
+    .replace(':id', '1')
+    .replace(':deliveryId', '1')
 
 describe('authentication', () => {
   it('every registered route under /api/admin answers 401 without a token', async () => {

@@ -8,7 +8,7 @@ import pg from 'pg'
 import { describe, expect, it } from 'vitest'
 import { auth, buildTestApp, createFeature, documentedRoutes, expectProblem, json, uniqueName, useTestApp } from '../helpers/app.js'
 
-const t = useTestApp({ CLIENT_STATE_CACHE_MS: '0' })
+const t = useTestApp({ CLIENT_STATE_CACHE_MS: '0', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' })
 
 async function frontendToken () {
   const res = await t.app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload: { tokenName: uniqueName('web'), type: 'frontend', environment: 'development' } })
@@ -132,6 +132,13 @@ describe('every write route records an event and moves the client version; a ref
   const feature = (prefix: string) => createFeature(t.app, 'default', uniqueName(prefix))
   const post = (url: string, payload?: object, secret?: string) => t.app.inject({ method: 'POST', url, headers: auth(secret), ...(payload ? { payload } : {}) })
   const base = '/api/admin/projects/default/features'
+  const addon = { provider: 'webhook', enabled: false, events: ['feature-created'], parameters: { url: 'http://127.0.0.1:9/hook' } }
+  // The webhook the last run created: a refusal acts on it and writes nothing else first.
+  let lastAddon = 0
+  const createAddon = async () => {
+    lastAddon = json(await post('/api/admin/addons', addon)).id as number
+    return lastAddon
+  }
   const metricsBody = (toggles: object) => ({ appName: 'writes', instanceId: 'i', bucket: { start: new Date().toISOString(), stop: new Date().toISOString(), toggles } })
 
   const cases = (): WriteCase[] => [
@@ -375,6 +382,48 @@ describe('every write route records an event and moves the client version; a ref
       refuse: ({ feature, frontend }) => post('/api/frontend/client/metrics', metricsBody({ [feature]: { yes: -1, no: 0 } }), frontend),
     },
     {
+      route: 'POST /api/admin/addons',
+      run: () => post('/api/admin/addons', addon),
+      status: 201,
+      event: 'addon-config-created',
+      refuse: () => post('/api/admin/addons', { ...addon, parameters: { url: 'http://10.0.0.1/hook' } }),
+    },
+    {
+      route: 'PUT /api/admin/addons/:id',
+      run: async () => t.app.inject({ method: 'PUT', url: `/api/admin/addons/${await createAddon()}`, headers: auth(), payload: { ...addon, description: 'changed' } }),
+      status: 200,
+      event: 'addon-config-updated',
+      refuse: () => t.app.inject({ method: 'PUT', url: `/api/admin/addons/${lastAddon}`, headers: auth(), payload: { ...addon, events: [] } }),
+    },
+    {
+      route: 'DELETE /api/admin/addons/:id',
+      run: async () => t.app.inject({ method: 'DELETE', url: `/api/admin/addons/${await createAddon()}`, headers: auth() }),
+      status: 200,
+      event: 'addon-config-deleted',
+      refuse: () => t.app.inject({ method: 'DELETE', url: '/api/admin/addons/2147483647', headers: auth() }),
+    },
+    {
+      route: 'POST /api/admin/addons/:id/rotate-secret',
+      run: async () => post(`/api/admin/addons/${await createAddon()}/rotate-secret`),
+      status: 200,
+      event: 'addon-secret-rotated',
+      refuse: () => post('/api/admin/addons/2147483647/rotate-secret'),
+    },
+    {
+      route: 'POST /api/admin/addons/:id/deliveries/:deliveryId/redeliver',
+      run: async () => {
+        // An enabled webhook for api-token-created: creating a token makes a delivery (which the
+        // dispatcher fails to send to port 9; attempts change nothing readers see).
+        lastAddon = json(await post('/api/admin/addons', { ...addon, enabled: true, events: ['api-token-created'] })).id
+        await post('/api/admin/api-tokens', { tokenName: uniqueName('tok') })
+        const [delivery] = json(await t.app.inject({ method: 'GET', url: `/api/admin/addons/${lastAddon}/deliveries`, headers: auth() })).deliveries
+        return post(`/api/admin/addons/${lastAddon}/deliveries/${delivery.id}/redeliver`)
+      },
+      status: 200,
+      event: 'addon-delivery-redelivered',
+      refuse: () => post(`/api/admin/addons/${lastAddon}/deliveries/${Number.MAX_SAFE_INTEGER}/redeliver`),
+    },
+    {
       // A first evaluation moves the lifecycle: that is a change readers see.
       route: 'POST /api/client/metrics',
       run: async () => post('/api/client/metrics', metricsBody({ [await feature('metrics')]: { yes: 1, no: 0 } }), await clientToken()),
@@ -458,7 +507,8 @@ describe('a method a path does not have', () => {
 
 describe('/ready', () => {
   it('is 200 while every connection is busy and the queue is full: busy is not unready', async () => {
-    const busy = await buildTestApp({ DATABASE_POOL_SIZE: '1', DATABASE_QUEUE_LIMIT: '0' })
+    // The webhook dispatcher polls once a minute here: its poll would take the only connection.
+    const busy = await buildTestApp({ DATABASE_POOL_SIZE: '1', DATABASE_QUEUE_LIMIT: '0', WEBHOOK_POLL_MS: '60000' })
     const holder = new pg.Client({ connectionString: busy.databaseUrl })
     await holder.connect()
     try {

@@ -163,6 +163,7 @@ function fill (url: string) {
     .replace(':parent', victim)
     .replace(':name', 'default')
     .replace(':id', '1')
+    .replace(':deliveryId', '1')
 }
 
 describe('strings storage cannot hold', () => {

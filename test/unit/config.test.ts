@@ -33,6 +33,16 @@ describe('loadConfig', () => {
       clientMaxInstances: 1000,
       usageRetentionDays: 30,
       shutdownDelayMs: 500,
+      webhooks: {
+        pollMs: 1000,
+        leaseMs: 60000,
+        timeoutMs: 5000,
+        retryBaseMs: 1000,
+        maxAttempts: 12,
+        retentionDays: 7,
+        secretOverlapMs: 86400000,
+        allowedNetworks: [],
+      },
     })
   })
 
@@ -57,6 +67,9 @@ describe('loadConfig', () => {
     [{ DATABASE_URL: 'mysql://x' }, /DATABASE_URL="mysql:\/\/x"/],
     [{ LOG_LEVEL: 'loud' }, /LOG_LEVEL="loud"/],
     [{ BODY_LIMIT: '0' }, /BODY_LIMIT="0"/],
+    [{ WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/8, localhost' }, /WEBHOOK_ALLOWED_NETWORKS="10.0.0.0\/8, localhost" is invalid \(not a CIDR such as 10.0.0.0\/8: localhost\)/],
+    [{ WEBHOOK_LEASE_MS: '5000' }, /WEBHOOK_LEASE_MS=5000 is invalid \(must exceed WEBHOOK_TIMEOUT_MS=5000/],
+    [{ WEBHOOK_MAX_ATTEMPTS: '0' }, /WEBHOOK_MAX_ATTEMPTS="0"/],
   ])('refuses %j with one clear line', (env, message) => {
     expect(() => loadConfig(env)).toThrowError(ConfigError)
     expect(() => loadConfig(env)).toThrowError(message)
@@ -65,6 +78,10 @@ describe('loadConfig', () => {
     } catch (error) {
       expect((error as Error).message).not.toContain('\n')
     }
+  })
+
+  it('reads the webhook allowed networks as normalised CIDRs', () => {
+    expect(loadConfig({ WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8, ::1/128' }).webhooks.allowedNetworks).toEqual(['127.0.0.0/8', '::1/128'])
   })
 
   it('derives the variants byte limit so that any document a request can carry is storable, and refuses a smaller one', () => {

@@ -1,0 +1,218 @@
+import type { FastifyBaseLogger } from 'fastify'
+import type { Config } from '../config.js'
+import type { Database } from '../db/types.js'
+import { renderBody } from './payload.js'
+import { postOnce, type SendResult } from './send.js'
+import { signatures } from './signing.js'
+import { checkTarget, RefusedTarget, type Resolve } from './ssrf.js'
+import {
+  claimDeliveries,
+  type ClaimedDelivery,
+  type Outcome,
+  pruneDeliveries,
+  recordAttempt,
+} from './webhooks.store.js'
+
+/** Deliveries one instance sends at once, and of them at most this many to one webhook. */
+export const MAX_IN_FLIGHT = 16
+export const MAX_IN_FLIGHT_PER_WEBHOOK = 4
+/** Retry delays stop doubling here. */
+const MAX_RETRY_DELAY_MS = 3_600_000
+/** Largest body a template may render; a larger one fails the delivery. */
+const MAX_BODY_BYTES = 1024 * 1024
+const PRUNE_EVERY_MS = 3_600_000
+
+/**
+ * The delay before attempt `n + 1` after `n` failed ones: base × 2^(n−1), at most an hour, with
+ * "equal jitter" (between half and all of it), so that receivers coming back are not hit by
+ * every retry at once.
+ */
+export function retryDelay (failedAttempts: number, baseMs: number, random = Math.random): number {
+  const full = Math.min(baseMs * 2 ** Math.min(failedAttempts - 1, 40), MAX_RETRY_DELAY_MS)
+  return Math.round(full / 2 + random() * (full / 2))
+}
+
+/** What a claimed delivery's outcome is, given this attempt's result. */
+export function outcomeOf (result: SendResult, attemptInSeries: number, config: Pick<Config['webhooks'], 'maxAttempts' | 'retryBaseMs'>): Outcome {
+  if (result.error === undefined) return { state: 'delivered' }
+  if (attemptInSeries >= config.maxAttempts) return { state: 'dead' }
+  return { state: 'pending', retryInMs: retryDelay(attemptInSeries, config.retryBaseMs) }
+}
+
+/**
+ * Sends webhook deliveries; one runs in every instance. Every WEBHOOK_POLL_MS it claims due
+ * deliveries for the slots it has free (MAX_IN_FLIGHT, MAX_IN_FLIGHT_PER_WEBHOOK per webhook),
+ * each under a lease of WEBHOOK_LEASE_MS, sends them concurrently, and records each attempt.
+ * No database connection or transaction is held while a receiver answers, and a receiver that
+ * hangs holds at most its own slots for WEBHOOK_TIMEOUT_MS: requests and other webhooks go on.
+ */
+export class Dispatcher {
+  readonly #inFlight = new Map<string, Promise<void>>()
+  readonly #perWebhook = new Map<number, number>()
+  readonly #abort = new AbortController()
+  #timer: NodeJS.Timeout | undefined
+  #pruner: NodeJS.Timeout | undefined
+  #claiming: Promise<number> | undefined
+  #running = false
+
+  constructor (
+    private readonly db: Database,
+    private readonly config: Config['webhooks'],
+    private readonly log: FastifyBaseLogger,
+    private readonly resolve: Resolve
+  ) {}
+
+  start (): void {
+    if (this.#running) return
+    this.#running = true
+    // The first poll comes within one interval: instances started together do not poll in step.
+    this.#schedule(Math.random() * this.config.pollMs)
+    // Old deliveries are pruned every hour by every instance, the first time within a minute.
+    const prune = () => {
+      this.prune().catch((err: unknown) => this.log.warn({ err }, 'pruning webhook deliveries failed; tried again in an hour'))
+      this.#pruner = setTimeout(prune, PRUNE_EVERY_MS).unref()
+    }
+    this.#pruner = setTimeout(prune, Math.random() * 60_000).unref()
+  }
+
+  /** Stops polling and aborts the sends in flight (each is recorded as failed and retried later). */
+  async stop (): Promise<void> {
+    this.#running = false
+    clearTimeout(this.#timer)
+    clearTimeout(this.#pruner)
+    this.#abort.abort()
+    await this.#claiming?.catch(() => {})
+    await Promise.all(this.#inFlight.values())
+  }
+
+  #schedule (delayMs: number) {
+    if (!this.#running) return
+    this.#timer = setTimeout(() => {
+      this.claimDue()
+        .catch((err: unknown) => this.log.warn({ err }, 'claiming webhook deliveries failed; tried again at the next poll'))
+        .finally(() => this.#schedule(this.config.pollMs))
+    }, delayMs).unref()
+  }
+
+  /**
+   * Claims due deliveries for the free slots and starts sending them; resolves with how many
+   * were claimed (without waiting for the sends). One claim at a time per instance.
+   */
+  claimDue (): Promise<number> {
+    this.#claiming ??= this.#claim().finally(() => { this.#claiming = undefined })
+    return this.#claiming
+  }
+
+  /** Until nothing is due or in flight: every delivery that is due now has been attempted (for tests and tools). */
+  async settle (): Promise<void> {
+    for (;;) {
+      const claimed = await this.claimDue()
+      if (claimed === 0 && this.#inFlight.size === 0) return
+      await Promise.race([...this.#inFlight.values(), new Promise((resolve) => setTimeout(resolve, 20))])
+    }
+  }
+
+  async #claim (): Promise<number> {
+    const free = MAX_IN_FLIGHT - this.#inFlight.size
+    if (free <= 0 || this.#abort.signal.aborted) return 0
+    const busy = [...this.#perWebhook].filter(([, n]) => n >= MAX_IN_FLIGHT_PER_WEBHOOK).map(([id]) => id)
+    const claimed = await claimDeliveries(this.db, {
+      limit: free,
+      perWebhook: MAX_IN_FLIGHT_PER_WEBHOOK,
+      leaseMs: this.config.leaseMs,
+      busy,
+    })
+    for (const delivery of claimed) {
+      this.#perWebhook.set(delivery.webhookId, (this.#perWebhook.get(delivery.webhookId) ?? 0) + 1)
+      const sending = this.#deliver(delivery)
+        .catch((err: unknown) => this.log.error({ err, deliveryId: delivery.id }, 'recording a webhook attempt failed; it is retried when its lease ends'))
+        .finally(() => {
+          this.#inFlight.delete(delivery.id)
+          const left = (this.#perWebhook.get(delivery.webhookId) ?? 1) - 1
+          if (left === 0) this.#perWebhook.delete(delivery.webhookId)
+          else this.#perWebhook.set(delivery.webhookId, left)
+        })
+      this.#inFlight.set(delivery.id, sending)
+    }
+    return claimed.length
+  }
+
+  async #deliver (delivery: ClaimedDelivery): Promise<void> {
+    if (delivery.staleLease !== null && delivery.attempt > 1) {
+      // The instance that made the previous attempt stopped before it recorded a result.
+      await recordAttempt(this.db, {
+        deliveryId: delivery.id,
+        attempt: delivery.attempt - 1,
+        startedAt: new Date(delivery.staleLease.getTime() - this.config.leaseMs),
+        durationMs: null,
+        status: null,
+        error: 'no result: the instance sending it stopped before its lease ended',
+      })
+    }
+    const startedAt = new Date()
+    const started = performance.now()
+    const record = (result: SendResult, outcome: Outcome) =>
+      recordAttempt(this.db, {
+        deliveryId: delivery.id,
+        attempt: delivery.attempt,
+        startedAt,
+        durationMs: Math.round(performance.now() - started),
+        status: result.status ?? null,
+        error: result.error ?? null,
+      }, outcome)
+
+    let body: string
+    try {
+      body = renderBody(delivery.event, delivery.bodyTemplate)
+    } catch (error) {
+      return record({ error: `the body template failed: ${(error as Error).message}` }, { state: 'dead' })
+    }
+    if (Buffer.byteLength(body) > MAX_BODY_BYTES) {
+      return record({ error: `the rendered body is larger than ${MAX_BODY_BYTES} bytes` }, { state: 'dead' })
+    }
+    let result: SendResult
+    try {
+      const target = await checkTarget(delivery.url, {
+        allowedNetworks: this.config.allowedNetworks,
+        resolve: this.resolve,
+        timeoutMs: this.config.timeoutMs,
+      })
+      const timestamp = Math.floor(Date.now() / 1000)
+      const headers: Record<string, string> = {
+        ...(delivery.customHeaders === null ? {} : (JSON.parse(delivery.customHeaders) as Record<string, string>)),
+        'content-type': delivery.contentType ?? 'application/json',
+        'user-agent': 'feature-flag-admin-api-webhooks',
+        'webhook-id': delivery.messageId,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signatures(delivery.secrets, delivery.messageId, timestamp, body),
+        ...(delivery.authorization === null ? {} : { authorization: delivery.authorization }),
+      }
+      const timeout = {
+        ms: Math.max(1, this.config.timeoutMs - Math.round(performance.now() - started)),
+        error: `no answer within ${this.config.timeoutMs} ms`,
+      }
+      result = await postOnce(target, headers, body, timeout, this.#abort.signal)
+    } catch (error) {
+      if (!(error instanceof RefusedTarget)) throw error
+      // A name that does not resolve now may later: a failed attempt. A refused address is a
+      // rule, not a passing failure: the delivery is dead, with the reason.
+      if (!error.transient) return record({ error: `refused: ${error.rule}` }, { state: 'dead' })
+      result = { error: error.rule }
+    }
+    const outcome = outcomeOf(result, delivery.attemptInSeries, this.config)
+    if (result.error !== undefined) {
+      this.log.info({ deliveryId: delivery.id, addonId: delivery.webhookId, attempt: delivery.attempt, status: result.status, error: result.error, next: outcome.state }, 'webhook attempt failed')
+    }
+    await record(result, outcome)
+  }
+
+  /** Deletes delivered and dead deliveries older than WEBHOOK_RETENTION_DAYS. */
+  async prune (): Promise<number> {
+    let total = 0
+    for (;;) {
+      const deleted = await pruneDeliveries(this.db, this.config.retentionDays)
+      total += deleted
+      if (deleted === 0) return total
+    }
+  }
+}

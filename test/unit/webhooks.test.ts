@@ -1,0 +1,78 @@
+import { Webhook } from 'standardwebhooks'
+import { describe, expect, it } from 'vitest'
+import { outcomeOf, retryDelay } from '../../src/webhooks/dispatcher.service.js'
+import { generateSigningSecret, signatures } from '../../src/webhooks/signing.js'
+import { checkUrlForm, refusedAddress } from '../../src/webhooks/ssrf.js'
+
+describe('refusedAddress', () => {
+  it.each([
+    ['127.0.0.1', 'a loopback address'],
+    ['::1', 'a loopback address'],
+    ['10.1.2.3', 'a private address (RFC 1918)'],
+    ['172.16.0.1', 'a private address (RFC 1918)'],
+    ['192.168.1.1', 'a private address (RFC 1918)'],
+    ['fc00::1', 'a private address (unique local, fc00::/7)'],
+    ['169.254.1.1', 'a link-local address'],
+    ['fe80::1', 'a link-local address'],
+    ['169.254.169.254', 'a cloud metadata address'],
+    ['fd00:ec2::254', 'a cloud metadata address'],
+    ['0.0.0.0', 'the unspecified address'],
+    ['::', 'the unspecified address'],
+    ['224.0.0.1', 'a multicast address'],
+    ['ff02::1', 'a multicast address'],
+    ['::ffff:127.0.0.1', 'a loopback address'],
+    ['::ffff:10.0.0.1', 'a private address (RFC 1918)'],
+    ['::ffff:169.254.169.254', 'a cloud metadata address'],
+    ['100.64.0.1', 'a shared address (carrier-grade NAT, 100.64.0.0/10)'],
+    ['2002:7f00:1::1', 'a reserved address (6to4)'],
+  ])('%s is %s', (address, rule) => {
+    expect(refusedAddress(address, [])).toMatch(new RegExp(`is ${rule.replace(/[()./]/g, '\\$&')}$`))
+  })
+
+  it('lets public addresses through, and refused ones inside an allowed network', () => {
+    for (const address of ['93.184.216.34', '2606:2800:220:1:248:1893:25c8:1946', '8.8.8.8']) expect(refusedAddress(address, [])).toBeUndefined()
+    expect(refusedAddress('127.0.0.1', ['127.0.0.0/8'])).toBeUndefined()
+    expect(refusedAddress('::ffff:127.0.0.1', ['127.0.0.0/8'])).toBeUndefined()
+    expect(refusedAddress('10.0.0.1', ['127.0.0.0/8'])).toBeDefined()
+    expect(refusedAddress('::1', ['127.0.0.0/8'])).toBeDefined()
+  })
+})
+
+describe('checkUrlForm', () => {
+  it('refuses other schemes and credentials', () => {
+    expect(() => checkUrlForm('file:///etc/passwd')).toThrow('must use http or https, not file')
+    expect(() => checkUrlForm('http://u:p@example.com/')).toThrow(/must not hold credentials/)
+    expect(() => checkUrlForm('not a url')).toThrow('is not an absolute URL')
+    expect(checkUrlForm('https://example.com/x').hostname).toBe('example.com')
+  })
+})
+
+describe('signatures', () => {
+  it('verify with the standardwebhooks package, one per secret', () => {
+    const [a, b] = [generateSigningSecret(), generateSigningSecret()]
+    const timestamp = Math.floor(Date.now() / 1000)
+    const body = '{"id":1,"type":"feature-created"}'
+    const header = signatures([a, b], 'msg_1', timestamp, body)
+    const headers = { 'webhook-id': 'msg_1', 'webhook-timestamp': String(timestamp), 'webhook-signature': header }
+    expect(header.split(' ')).toHaveLength(2)
+    for (const secret of [a, b]) expect(new Webhook(secret).verify(body, headers)).toEqual(JSON.parse(body))
+    expect(() => new Webhook(generateSigningSecret()).verify(body, headers)).toThrow()
+    expect(() => new Webhook(a).verify(`${body} `, headers)).toThrow()
+  })
+})
+
+describe('retries', () => {
+  it('double from the base, with jitter between half and all of the delay, at most an hour', () => {
+    expect(retryDelay(1, 1000, () => 0)).toBe(500)
+    expect(retryDelay(1, 1000, () => 1)).toBe(1000)
+    expect(retryDelay(4, 1000, () => 1)).toBe(8000)
+    expect(retryDelay(30, 1000, () => 1)).toBe(3_600_000)
+  })
+
+  it('a 2xx is delivered; a failure is retried until WEBHOOK_MAX_ATTEMPTS, then dead', () => {
+    const config = { maxAttempts: 3, retryBaseMs: 100 }
+    expect(outcomeOf({ status: 204 }, 3, config)).toEqual({ state: 'delivered' })
+    expect(outcomeOf({ status: 500, error: 'answered 500' }, 2, config)).toMatchObject({ state: 'pending' })
+    expect(outcomeOf({ error: 'ECONNREFUSED' }, 3, config)).toEqual({ state: 'dead' })
+  })
+})
