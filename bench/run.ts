@@ -6,7 +6,7 @@
  *
  * Settings: BENCH_SECONDS (per scenario, default 10), BENCH_CONNECTIONS (the 50-feature
  * scenarios, default 20), BENCH_SIZES (the document-size series, default 2,100,400,1000),
- * BENCH_ONLY=series|features|client|cpu|webhooks (run one part). UNLEASH_URL and UNLEASH_TOKEN: also drive an
+ * BENCH_ONLY=series|features|client|frontend|cpu|webhooks (run one part). UNLEASH_URL and UNLEASH_TOKEN: also drive an
  * Unleash server with the same series, side by side.
  *
  * PostgreSQL is found as the tests find it (TEST_DATABASE_URL, Testcontainers, local binaries).
@@ -42,6 +42,8 @@ interface Row {
   p50Ms: number
   p99Ms: number
   errors: number
+  /** The answers counted in `errors`, by status (and `error`, `timeout` for no answer). */
+  unexpected?: Record<string, number>
   rssMb?: number
   /** reqPerSec ÷ the mean of the floor measured before and after. */
   ratio?: number
@@ -133,6 +135,11 @@ async function createFeature (target: Target, name: string, count: number) {
   await call(target, 'PUT', variantsPath(name), variants)
 }
 
+/** Archives features a scenario switched on, so that the next scenario's SDKs do not see them. */
+async function archive (target: Target, names: string[]) {
+  for (const name of names) await call(target, 'DELETE', `/api/admin/projects/default/features/${name}`)
+}
+
 /** Drives a target; `next` makes each request, and every one of them is a real change. */
 async function load (
   target: Target,
@@ -161,6 +168,12 @@ async function load (
     ],
   })
   clearInterval(sampler)
+  const unexpected: Record<string, number> = {}
+  for (const [code, stat] of Object.entries(result.statusCodeStats ?? {})) {
+    if (!expected.includes(Number(code))) unexpected[code] = (stat as { count?: number }).count ?? 0
+  }
+  if (result.errors > 0) unexpected.error = result.errors
+  if (result.timeouts > 0) unexpected.timeout = result.timeouts
   const answered = Object.entries(result.statusCodeStats ?? {})
     .filter(([code]) => expected.includes(Number(code)))
     .reduce((sum, [, stat]) => sum + ((stat as { count?: number }).count ?? 0), 0)
@@ -178,6 +191,7 @@ async function load (
       Object.entries(result.statusCodeStats ?? {})
         .filter(([code]) => !expected.includes(Number(code)))
         .reduce((sum, [, stat]) => sum + ((stat as { count?: number }).count ?? 0), 0),
+    ...(Object.keys(unexpected).length > 0 && { unexpected }),
     ...(pid !== undefined && { rssMb: Math.round(peakRss) }),
   }
 }
@@ -360,10 +374,62 @@ async function clientScenarios (server: Target, pid?: number, label = ''): Promi
   const etag = first.headers.get('etag') ?? ''
   const size = (await first.text()).length
   const poll = { path: '/api/client/features', method: 'GET' as const }
-  return [
+  const rows = [
     await load({ base: server.base, headers: { authorization: secret, 'if-none-match': etag } }, `${label}GET /api/client/features with If-None-Match (304), ${names.length} features, ${CLIENT_CONNECTIONS} conn`, CLIENT_CONNECTIONS, () => poll, pid, [304]),
     await load({ base: server.base, headers: { authorization: secret } }, `${label}GET /api/client/features (${Math.round(size / 1024)} kB), ${names.length} features, ${CLIENT_CONNECTIONS} conn`, CLIENT_CONNECTIONS, () => poll, pid),
   ]
+  await archive(server, names)
+  return rows
+}
+
+/**
+ * The frontend API as browser apps call it: 1000 features switched on, each with a 50 % rollout
+ * sticky on userId, a constraint and two strategy variants with payloads; a frontend token; 50
+ * connections. Polls that send the ETag they hold for their context (304) and polls of many
+ * different users (each evaluated in full). Unleash's paths are the same, so the same function
+ * drives an Unleash server.
+ */
+async function frontendScenarios (server: Target, pid?: number, label = ''): Promise<Row[]> {
+  const run = randomBytes(3).toString('hex')
+  const names = Array.from({ length: 1000 }, (_, i) => `web-${run}-${String(i).padStart(4, '0')}`)
+  const features = '/api/admin/projects/default/features'
+  for (const name of names) {
+    await call(server, 'POST', features, { name })
+    await call(server, 'POST', `${features}/${name}/environments/development/strategies`, {
+      name: 'flexibleRollout',
+      parameters: { rollout: '50', stickiness: 'userId', groupId: name },
+      constraints: [{ contextName: 'userId', operator: 'STR_STARTS_WITH', values: ['user-'] }],
+      variants: ['a', 'b'].map((v) => ({ name: v, weight: 500, weightType: 'variable', stickiness: 'userId', payload: { type: 'string', value: `${v}-${PAYLOAD}` } })),
+    })
+    await call(server, 'POST', `${features}/${name}/environments/development/on`)
+  }
+  const created = await fetch(`${server.base}/api/admin/api-tokens`, {
+    method: 'POST',
+    headers: server.headers,
+    body: JSON.stringify({ tokenName: `bench-web-${run}`, type: 'frontend', environment: 'development', projects: ['*'] }),
+  })
+  const secret = ((await created.json()) as { secret: string }).secret
+  // Until the answer holds this run's features (Unleash refreshes its frontend state on a timer).
+  let first: Response
+  let body = ''
+  const deadline = Date.now() + 60_000
+  for (;;) {
+    first = await fetch(`${server.base}/api/frontend?userId=user-1`, { headers: { authorization: secret } })
+    body = await first.text()
+    const ours = (JSON.parse(body) as { toggles: { name: string }[] }).toggles.filter((t) => t.name.startsWith(`web-${run}-`))
+    // About half are on for one user; Unleash's engine may still hold an older state.
+    if (ours.length >= names.length / 3 || Date.now() > deadline) break
+    await sleep(500)
+  }
+  const etag = first.headers.get('etag') ?? ''
+  const on = (JSON.parse(body) as { toggles: unknown[] }).toggles.length
+  const connections = CLIENT_CONNECTIONS
+  const rows = [
+    await load({ base: server.base, headers: { authorization: secret, ...(etag && { 'if-none-match': etag }) } }, `${label}GET /api/frontend, one user, with If-None-Match (${etag ? '304' : 'no ETag: 200'}), ${names.length} features, ${connections} conn`, connections, () => ({ method: 'GET', path: '/api/frontend?userId=user-1' }), pid, [200, 304]),
+    await load({ base: server.base, headers: { authorization: secret } }, `${label}GET /api/frontend, 10000 users (${on} of ${names.length} on, ${Math.round(body.length / 1024)} kB), ${connections} conn`, connections, (i) => ({ method: 'GET', path: `/api/frontend?userId=user-${i % 10_000}` }), pid),
+  ]
+  await archive(server, names)
+  return rows
 }
 
 /**
@@ -486,7 +552,7 @@ function print (title: string, rows: Row[]) {
       'req/s': r.reqPerSec,
       'p50 ms': r.p50Ms,
       'p99 ms': r.p99Ms,
-      errors: r.errors,
+      errors: r.unexpected ? `${r.errors} (${Object.entries(r.unexpected).map(([k, v]) => `${k}: ${v}`).join(', ')})` : r.errors,
       'RSS MB': r.rssMb ?? '',
       'CPU ms/req': r.cpuMsPerRequest ?? '',
       '÷ floor': r.ratio ?? '',
@@ -531,6 +597,15 @@ async function main () {
       }
     }
     if (client.length > 0) print('Client API (Unleash SDK polls)', client)
+    const frontend = part('frontend') ? await frontendScenarios(target, pid) : []
+    if (frontend.length > 0 && unleash) {
+      try {
+        frontend.push(...(await frontendScenarios(unleash, undefined, 'Unleash: ')))
+      } catch (error) {
+        console.log(`Unleash, frontend API: ${(error as Error).message.slice(0, 200)}`)
+      }
+    }
+    if (frontend.length > 0) print('Frontend API (browser SDK polls)', frontend)
     const webhooks = part('webhooks') ? await webhookScenarios(target, pid) : []
     if (webhooks.length > 0) print(`Webhooks: writes with and without deliveries, ${FEATURES} features, ${CONNECTIONS} connections`, webhooks)
     const idleRss = Math.round(rssMb(pid))
@@ -538,7 +613,7 @@ async function main () {
     console.log(`start-up to ready on a migrated database: ${startupMs} ms; RSS after the run: ${idleRss} MB`)
 
     const file = `bench/results/${new Date().toISOString().replace(/[:.]/g, '-')}.json`
-    writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, startupMs, cpu, series, features, client, webhooks }, null, 2))
+    writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, startupMs, cpu, series, features, client, frontend, webhooks }, null, 2))
     console.log(`written to ${file}`)
   } finally {
     await withClient(postgres.url, (c) => c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`))
