@@ -1,5 +1,6 @@
 import { type ExpressionBuilder, sql } from 'kysely'
 import type { DB, Queryable } from '../db/types.js'
+import { segmentIds } from '../strategies/strategies.store.js'
 
 type ClientFilter = { environment: string; projects?: readonly string[] | undefined; project?: string | undefined; namePrefix?: string | undefined }
 
@@ -68,17 +69,7 @@ export async function listClientStrategies (
     .selectFrom('feature_strategies as s')
     .innerJoin('features as f', 'f.name', 's.feature_name')
     .select(['s.feature_name', 's.strategy_name', 's.parameters', 's.constraints', 's.variants'])
-    .select((eb) =>
-      eb.fn
-        .coalesce(
-          eb
-            .selectFrom('feature_strategy_segments as ss')
-            .select(sql<string>`json_agg(ss.segment_id ORDER BY ss.segment_id)::text`.as('ids'))
-            .whereRef('ss.strategy_id', '=', 's.id'),
-          sql<string>`'[]'`
-        )
-        .as('segments')
-    )
+    .select(segmentIds)
     .where('s.environment_name', '=', filter.environment)
     .where('s.disabled', '=', false)
     .where(served(filter))

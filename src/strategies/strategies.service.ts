@@ -60,10 +60,19 @@ const documentOf = (s: FeatureStrategy): StrategyDocument => ({
 const missingStrategy = (ref: FeatureEnvironmentRef, id: string) =>
   notFound(`Strategy ${id} does not exist for feature ${ref.feature} in environment ${ref.environment}`)
 
-function checkIfMatch (ifMatch: string | undefined, current: StoredStrategy) {
+/**
+ * A strategy about to be changed: its feature-environment locked (and whether the feature is on
+ * there), the strategy read under that lock; 404 when it is not there, 412 when `ifMatch` does
+ * not hold.
+ */
+async function lockStrategy (trx: Change['trx'], ref: FeatureEnvironmentRef, id: string, ifMatch: string | undefined) {
+  const { enabled } = await lockFeatureEnvironment(trx, ref)
+  const current = await findStrategy(trx, ref, id)
+  if (!current) throw missingStrategy(ref, id)
   if (ifMatch !== undefined && !ifMatchHolds(ifMatch, strategyEtag(current.revision))) {
     throw new ApiError('PreconditionFailedError', `If-Match ${ifMatch} does not match the current ETag ${strategyEtag(current.revision)}`)
   }
+  return { enabled, current }
 }
 
 /** The definition a strategy names; 400 at `path` when there is none. */
@@ -173,10 +182,7 @@ export function replaceStrategy (
   request: { ifMatch: string | undefined; createdBy: string }
 ) {
   return writeChange(db, async (change) => {
-    const { enabled } = await lockFeatureEnvironment(change.trx, ref)
-    const current = await findStrategy(change.trx, ref, id)
-    if (!current) throw missingStrategy(ref, id)
-    checkIfMatch(request.ifMatch, current)
+    const { enabled, current } = await lockStrategy(change.trx, ref, id, request.ifMatch)
     const name = body.name ?? current.strategy.name
     const definition = await definitionFor(change.trx, name, '/body/name')
     const input: StrategyInput = {
@@ -209,10 +215,7 @@ export function patchStrategy (
   request: { ifMatch: string | undefined; createdBy: string }
 ) {
   return writeChange(db, async (change) => {
-    const { enabled } = await lockFeatureEnvironment(change.trx, ref)
-    const current = await findStrategy(change.trx, ref, id)
-    if (!current) throw missingStrategy(ref, id)
-    checkIfMatch(request.ifMatch, current)
+    const { enabled, current } = await lockStrategy(change.trx, ref, id, request.ifMatch)
     const document = documentOf(current.strategy)
     const text = JSON.stringify(document)
     // The limits of the document hold after every operation; an object has no item limit.
@@ -233,10 +236,7 @@ export function patchStrategy (
 /** Removes a strategy (feature-strategy-remove); switching off follows when no active one is left. */
 export function removeStrategy (db: Database, ref: FeatureEnvironmentRef, id: string, request: { ifMatch: string | undefined; createdBy: string }) {
   return writeChange(db, async (change) => {
-    const { enabled } = await lockFeatureEnvironment(change.trx, ref)
-    const current = await findStrategy(change.trx, ref, id)
-    if (!current) throw missingStrategy(ref, id)
-    checkIfMatch(request.ifMatch, current)
+    const { enabled, current } = await lockStrategy(change.trx, ref, id, request.ifMatch)
     await deleteStrategy(change.trx, id)
     change.record({ ...eventOf(ref, request.createdBy), type: 'feature-strategy-remove', preData: toJsonText(current.strategy) })
     await switchOffIfNoActiveStrategy(change, ref, enabled, request.createdBy)

@@ -1,4 +1,4 @@
-import { type ExpressionBuilder, sql, type Transaction } from 'kysely'
+import { type ExpressionBuilder, type Selectable, sql, type Transaction } from 'kysely'
 import type { FeatureEnvironmentRef } from '../catalog/missing.js'
 import type { DB, Queryable } from '../db/types.js'
 import type { Variant } from '../variants/variants.schemas.js'
@@ -7,8 +7,8 @@ import type { StrategyDocument } from './strategy-rules.js'
 
 const columns = ['s.id', 's.strategy_name', 's.title', 's.disabled', 's.sort_order', 's.parameters', 's.constraints', 's.variants', 's.revision'] as const
 
-/** The ids of the segments a strategy uses, ascending, as JSON text. */
-const segmentIds = (eb: ExpressionBuilder<DB & { s: DB['feature_strategies'] }, 's'>) =>
+/** The ids of the segments a strategy (`s`) uses, ascending, as JSON text. */
+export const segmentIds = (eb: ExpressionBuilder<DB & { s: DB['feature_strategies'] }, 's'>) =>
   eb.fn
     .coalesce(
       eb
@@ -24,17 +24,8 @@ export interface StoredStrategy {
   revision: number
 }
 
-type Row = {
+type Row = Pick<Selectable<DB['feature_strategies']>, 'id' | 'strategy_name' | 'title' | 'disabled' | 'sort_order' | 'parameters' | 'constraints' | 'variants' | 'revision'> & {
   segments: string
-  id: string
-  strategy_name: string
-  title: string | null
-  disabled: boolean
-  sort_order: number
-  parameters: string
-  constraints: string
-  variants: string
-  revision: number
 }
 
 const toStrategy = (row: Row): StoredStrategy => ({
