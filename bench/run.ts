@@ -22,6 +22,7 @@ import autocannon from 'autocannon'
 import pg from 'pg'
 import { withClient, withDatabase } from '../test/helpers/database.js'
 import { findPostgres, freePort } from '../test/helpers/postgres.js'
+import { floorWrite } from './floor-transaction.mjs'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const WARM_UP_SECONDS = 4
@@ -197,20 +198,6 @@ async function load (
 }
 
 /**
- * The service's statement for a change's event (see insertEvents): the state version, the event,
- * and the outbox (a delivery for every enabled webhook that wants it), values bound as Kysely
- * binds them. bench/floor-server.mjs issues the same.
- */
-const EVENT_WITH_OUTBOX = `WITH bumped AS (UPDATE state_version_shards SET changes = changes + 1 WHERE shard = pg_backend_pid() % 256 RETURNING shard),
-  inserted AS (INSERT INTO events (type, created_by, project, feature_name, environment, data, pre_data)
-    VALUES ('feature-environment-variants-updated', 'floor', 'default', $1, 'development', $2, $3) RETURNING id, type, project, environment)
-  INSERT INTO webhook_deliveries (webhook_id, event_id)
-  SELECT webhooks.id AS webhook_id, inserted.id AS event_id FROM inserted
-  INNER JOIN webhooks ON webhooks.enabled = $4 AND inserted.type = any(webhooks.events)
-    AND (cardinality(webhooks.projects) = $5 OR inserted.project IS NULL OR inserted.project = any(webhooks.projects))
-    AND (cardinality(webhooks.environments) = $5 OR inserted.environment IS NULL OR inserted.environment = any(webhooks.environments))`
-
-/**
  * The floor: what a variants change costs the database, issued directly with pg at the same
  * concurrency: lock the feature and its feature-environment, parse the variants, change one
  * field, write them back, insert the event with data and preData (and move the state version and
@@ -229,30 +216,10 @@ async function floor (databaseUrl: string, names: string[], connections: number,
         const feature = names[counter++ % names.length] as string
         const t0 = performance.now()
         try {
-          await client.query('BEGIN')
-          const { rows } = await client.query(
-            `SELECT f.archived_at, fe.variants::text AS variants, fe.revision, fe.enabled FROM features f
-             JOIN feature_environments fe ON fe.feature_name = f.name
-             JOIN project_environments pe ON pe.project_id = f.project_id AND pe.environment_name = fe.environment_name
-             WHERE f.name = $1 AND f.project_id = 'default' AND fe.environment_name = 'development'
-             FOR NO KEY UPDATE OF f, fe`,
-            [feature]
-          )
-          const before = rows[0].variants as string
-          const variants = JSON.parse(before)
-          variants[0].payload.value = `f${counter}`
-          const after = JSON.stringify(variants)
-          await client.query(
-            `UPDATE feature_environments SET variants = $1, revision = revision + 1
-             WHERE feature_name = $2 AND environment_name = 'development'`,
-            [after, feature]
-          )
-          await client.query(EVENT_WITH_OUTBOX, [feature, `{"variants":${after}}`, `{"variants":${before}}`, true, 0])
-          await client.query('COMMIT')
+          await floorWrite(client, feature, `f${counter}`)
           latencies.push(performance.now() - t0)
         } catch {
           errors++
-          await client.query('ROLLBACK').catch(() => {})
         }
       }
     } finally {
