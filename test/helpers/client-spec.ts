@@ -8,7 +8,7 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { InMemStorageProvider, Unleash } from 'unleash-client'
 import type { App } from '../../src/app.js'
-import { auth, json, uniqueName } from './app.js'
+import { auth, buildTestApp, json, type TestApp, uniqueName } from './app.js'
 
 const require = createRequire(import.meta.url)
 const SPEC_DIR = join(dirname(require.resolve('@unleash/client-specification/package.json')), 'specifications')
@@ -189,13 +189,13 @@ export async function writeState (app: App, state: SpecFile['state'], project = 
 }
 
 /** A client token of the `development` environment. */
-export async function clientSecret (app: App): Promise<string> {
+async function clientSecret (app: App): Promise<string> {
   const res = await app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload: { tokenName: uniqueName('spec'), type: 'client', environment: 'development' } })
   return json(res).secret as string
 }
 
 /** The official Node SDK on `base` (a listening server), synchronised once. */
-export async function startSdk (base: string, secret: string): Promise<Unleash> {
+async function startSdk (base: string, secret: string): Promise<Unleash> {
   const sdk = new Unleash({
     url: `${base}/api/`,
     appName: uniqueName('spec-sdk'),
@@ -264,4 +264,30 @@ function sortKeys (value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys)
   if (typeof value !== 'object' || value === null) return value
   return Object.fromEntries(Object.keys(value).sort().map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]))
+}
+
+/**
+ * A specification file's state written through the admin API of a test app of its own,
+ * listening on a port, and the official Node SDK synchronised from it; `use` runs with them,
+ * then the SDK and the app are closed.
+ */
+export async function withSpecState<T> (
+  file: string,
+  use: (s: { t: TestApp; spec: SpecFile; written: WrittenState; sdk: Unleash }) => Promise<T>
+): Promise<T> {
+  const t = await buildTestApp({ CLIENT_STATE_CACHE_MS: '0' })
+  try {
+    await t.app.listen({ port: 0, host: '127.0.0.1' })
+    const base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`
+    const spec = loadSpec(file)
+    const written = await writeState(t.app, spec.state)
+    const sdk = await startSdk(base, await clientSecret(t.app))
+    try {
+      return await use({ t, spec, written, sdk })
+    } finally {
+      sdk.destroy()
+    }
+  } finally {
+    await t.close()
+  }
 }

@@ -5,8 +5,7 @@
  * a 400 naming the rule (listed below with the reason), or it is a known difference (listed).
  */
 import { afterAll, describe, expect, it } from 'vitest'
-import { buildTestApp } from '../helpers/app.js'
-import { type CaseResult, clientSecret, loadSpec, runCases, specFiles, startSdk, writeState } from '../helpers/client-spec.js'
+import { type CaseResult, runCases, specFiles, withSpecState } from '../helpers/client-spec.js'
 
 /** Every file of the specification (the delta files 19 and 20 as the states their events leave). */
 const FILES = specFiles()
@@ -85,21 +84,9 @@ afterAll(() => {
 describe('the official client specification through the admin API and the Node SDK', () => {
   for (const file of FILES) {
     it(file, async () => {
-      const t = await buildTestApp({ CLIENT_STATE_CACHE_MS: '0' })
-      try {
-        await t.app.listen({ port: 0, host: '127.0.0.1' })
-        const base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`
-        const spec = loadSpec(file)
-        const written = await writeState(t.app, spec.state)
-        const sdk = await startSdk(base, await clientSecret(t.app))
-        try {
-          results.push(...runCases(file, spec, sdk, written))
-        } finally {
-          sdk.destroy()
-        }
-      } finally {
-        await t.close()
-      }
+      await withSpecState(file, async ({ spec, sdk, written }) => {
+        results.push(...runCases(file, spec, sdk, written))
+      })
     }, 60_000)
   }
 })

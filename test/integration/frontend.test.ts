@@ -10,7 +10,7 @@ import { OpenFeature } from '@openfeature/server-sdk'
 import { UnleashClient } from 'unleash-proxy-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { auth, buildTestApp, createFeature, expectProblem, json, uniqueName, useTestApp } from '../helpers/app.js'
-import { clientSecret, loadSpec, specFiles, startSdk, writeState } from '../helpers/client-spec.js'
+import { specFiles, withSpecState } from '../helpers/client-spec.js'
 import { databaseFingerprint } from '../helpers/state.js'
 
 const t = useTestApp({ CLIENT_STATE_CACHE_MS: '0', FRONTEND_ALLOWED_ORIGINS: 'https://app.example, https://other.example' })
@@ -140,41 +140,29 @@ describe('the engine is the official one', () => {
   it('for every case of the client specification, the frontend API answers what the Node SDK computes for that context', async () => {
     let compared = 0
     for (const file of specFiles()) {
-      const app = await buildTestApp({ CLIENT_STATE_CACHE_MS: '0' })
-      try {
-        await app.app.listen({ port: 0, host: '127.0.0.1' })
-        const url = `http://127.0.0.1:${(app.app.server.address() as { port: number }).port}`
-        const spec = loadSpec(file)
-        const written = await writeState(app.app, spec.state)
-        const sdk = await startSdk(url, await clientSecret(app.app))
+      await withSpecState(file, async ({ t: app, spec, written, sdk }) => {
         const token = json(await app.app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload: { tokenName: 'web', type: 'frontend', environment: 'development' } })).secret
-        try {
-          for (const test of [...(spec.tests ?? []), ...(spec.variantTests ?? [])]) {
-            if (written.refused.has(test.toggleName)) continue
-            // The frontend API fills in the caller's address; the SDK is given the same context.
-            const context = { remoteAddress: '127.0.0.1', ...test.context }
-            const res = await app.app.inject({ method: 'POST', url: '/api/frontend', headers: auth(token), payload: { context } })
-            expect(res.statusCode, res.body).toBe(200)
-            const toggle = json(res).toggles.find((x: { name: string }) => x.name === test.toggleName)
-            const answers = Array.from({ length: 8 }, () => sdk.getVariant(test.toggleName, context as never) as unknown as Record<string, unknown>)
-            const expected = answers[0]!
-            // A variant whose stickiness field is missing from the context is picked at random,
-            // by the SDK as by the engine: then the feature's state is compared, not the variant.
-            const random = answers.some((a) => JSON.stringify(a) !== JSON.stringify(expected))
-            if (expected.feature_enabled) {
-              const variant = random ? expect.objectContaining({ feature_enabled: true }) : expected
-              expect(toggle, `${file}: ${test.description}`).toEqual({ name: test.toggleName, enabled: true, variant, impressionData: expect.any(Boolean) })
-            } else {
-              expect(toggle, `${file}: ${test.description}`).toBeUndefined()
-            }
-            compared++
+        for (const test of [...(spec.tests ?? []), ...(spec.variantTests ?? [])]) {
+          if (written.refused.has(test.toggleName)) continue
+          // The frontend API fills in the caller's address; the SDK is given the same context.
+          const context = { remoteAddress: '127.0.0.1', ...test.context }
+          const res = await app.app.inject({ method: 'POST', url: '/api/frontend', headers: auth(token), payload: { context } })
+          expect(res.statusCode, res.body).toBe(200)
+          const toggle = json(res).toggles.find((x: { name: string }) => x.name === test.toggleName)
+          const answers = Array.from({ length: 8 }, () => sdk.getVariant(test.toggleName, context as never) as unknown as Record<string, unknown>)
+          const expected = answers[0]!
+          // A variant whose stickiness field is missing from the context is picked at random,
+          // by the SDK as by the engine: then the feature's state is compared, not the variant.
+          const random = answers.some((a) => JSON.stringify(a) !== JSON.stringify(expected))
+          if (expected.feature_enabled) {
+            const variant = random ? expect.objectContaining({ feature_enabled: true }) : expected
+            expect(toggle, `${file}: ${test.description}`).toEqual({ name: test.toggleName, enabled: true, variant, impressionData: expect.any(Boolean) })
+          } else {
+            expect(toggle, `${file}: ${test.description}`).toBeUndefined()
           }
-        } finally {
-          sdk.destroy()
+          compared++
         }
-      } finally {
-        await app.close()
-      }
+      })
     }
     expect(compared).toBeGreaterThanOrEqual(250)
   }, 120_000)

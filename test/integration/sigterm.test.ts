@@ -6,6 +6,7 @@ import { inject } from 'vitest'
 import { ADMIN_SECRET } from '../helpers/app.js'
 import { cloneTemplate, dropDatabase, withClient } from '../helpers/database.js'
 import { freePort } from '../helpers/postgres.js'
+import { untilReady } from '../helpers/server.js'
 
 let databaseUrl: string
 beforeAll(async () => {
@@ -50,14 +51,7 @@ describe('SIGTERM under load', () => {
       stdio: ['ignore', 'ignore', 'inherit'],
     })
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
-    for (let i = 0; ; i++) {
-      try {
-        if ((await fetch(`http://127.0.0.1:${port}/ready`)).ok) break
-      } catch {
-        if (i > 300) throw new Error('server did not start')
-        await sleep(50)
-      }
-    }
+    await untilReady(port)
     const created = send(port, 'POST', '/api/admin/projects/default/features', { name: 'drain' })
     expect((await created.answer).status).toBe(201)
 

@@ -4,11 +4,11 @@
  * delivery is sent again once its lease has run out, with the same webhook-id.
  */
 import { execFileSync, spawn } from 'node:child_process'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { ADMIN_SECRET } from '../helpers/app.js'
 import { cloneTemplate, dropDatabase } from '../helpers/database.js'
 import { freePort } from '../helpers/postgres.js'
+import { untilReady } from '../helpers/server.js'
 import { eventually, type Receiver, startReceiver } from '../helpers/receiver.js'
 
 const LEASE_MS = 3000
@@ -44,14 +44,7 @@ async function startServer (port: number) {
     stdio: ['ignore', 'ignore', 'inherit'],
   })
   const exited = new Promise<NodeJS.Signals | number | null>((resolve) => child.once('exit', (code, signal) => resolve(signal ?? code)))
-  for (let i = 0; ; i++) {
-    try {
-      if ((await fetch(`http://127.0.0.1:${port}/ready`)).ok) break
-    } catch {
-      if (i > 300) throw new Error('server did not start')
-      await sleep(50)
-    }
-  }
+  await untilReady(port)
   return { child, exited }
 }
 
