@@ -56,3 +56,7 @@ export function ajvProblems (errors: ErrorObject[], base = ''): RuleProblem[] {
       return problemAt(at, text)
     })
 }
+
+/** RFC 8259 number grammar ("12", "-0.5", "1e3"; not "abc", "0x10", " 1") and finite. */
+const NUMBER_LITERAL = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/
+export const isFiniteNumberText = (text: string) => NUMBER_LITERAL.test(text) && Number.isFinite(Number(text))

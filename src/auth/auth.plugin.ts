@@ -2,14 +2,8 @@ import type { FastifyInstance, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Database } from '../db/types.js'
 import { ApiError, permissionDenied } from '../errors.js'
-import {
-  coversEnvironment,
-  coversProject,
-  hashSecret,
-  isAdmin,
-  secretFromHeader,
-  type TokenScope,
-} from './tokens.js'
+import { coversEnvironment, coversProject, isAdmin, type TokenScope } from '../access/scope.js'
+import { hashSecret, secretFromHeader } from './tokens.js'
 import { type ApiToken, findTokenBySecret } from './tokens.store.js'
 
 /**

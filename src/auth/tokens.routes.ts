@@ -4,7 +4,7 @@ import type { Database } from '../db/types.js'
 import { errorStatuses } from '../http/openapi.js'
 import { EmptyReply, Refused, StringEnum, Timestamp, UrlFriendly } from '../http/schemas.js'
 import type { TokenCache } from './auth.plugin.js'
-import { ALL, TOKEN_TYPES, type TokenScope } from './tokens.js'
+import { ALL, TOKEN_TYPES, type TokenScope } from '../access/scope.js'
 import { createToken, removeToken, tokens } from './tokens.service.js'
 
 const ScopeList = (what: string) =>

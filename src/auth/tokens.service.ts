@@ -1,8 +1,9 @@
 import type { Database } from '../db/types.js'
 import { notFound } from '../errors.js'
-import { writeChange } from '../events/events.service.js'
+import { withChange, type Writer } from '../events/events.service.js'
 import { toJsonText } from '../events/events.store.js'
-import { generateClientSecret, generateSecret, type TokenScope } from './tokens.js'
+import type { TokenScope } from '../access/scope.js'
+import { generateClientSecret, generateSecret } from './tokens.js'
 import { type ApiToken, deleteToken, insertToken, listTokens } from './tokens.store.js'
 
 /** A token as it is shown: never its secret. */
@@ -15,9 +16,9 @@ export const tokenInfo = (t: ApiToken) => ({
 })
 
 /** Creates a token (api-token-created) and returns it with its secret, which is not kept. */
-export async function createToken (db: Database, scope: TokenScope, createdBy: string) {
+export async function createToken (writer: Writer, scope: TokenScope, createdBy: string) {
   const secret = scope.type === 'admin' ? generateSecret() : generateClientSecret(scope.projects, scope.environments[0]!)
-  const token = await writeChange(db, async ({ trx, record }) => {
+  const token = await withChange(writer, async ({ trx, record }) => {
     const created = await insertToken(trx, scope, secret)
     record({ type: 'api-token-created', createdBy, data: toJsonText(tokenInfo(created)) })
     return created
@@ -28,8 +29,8 @@ export async function createToken (db: Database, scope: TokenScope, createdBy: s
 export const tokens = async (db: Database) => (await listTokens(db)).map(tokenInfo)
 
 /** Deletes a token (api-token-deleted); 404 when there is none of that name. */
-export function removeToken (db: Database, name: string, createdBy: string) {
-  return writeChange(db, async ({ trx, record }) => {
+export function removeToken (writer: Writer, name: string, createdBy: string) {
+  return withChange(writer, async ({ trx, record }) => {
     const deleted = await deleteToken(trx, name)
     if (!deleted) throw notFound(`API token ${name} does not exist`)
     record({ type: 'api-token-deleted', createdBy, data: toJsonText(tokenInfo(deleted)) })

@@ -2,7 +2,8 @@ import { isUniqueViolation } from '../db/errors.js'
 import type { Transaction } from 'kysely'
 import type { Database, DB, Queryable } from '../db/types.js'
 import { nameExists } from '../errors.js'
-import { hashSecret, type TokenScope, type TokenType } from './tokens.js'
+import type { TokenScope, TokenType } from '../access/scope.js'
+import { hashSecret } from './tokens.js'
 
 export interface ApiToken extends TokenScope {
   createdAt: Date

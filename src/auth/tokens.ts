@@ -1,21 +1,5 @@
 import { hash, randomBytes } from 'node:crypto'
 
-export const ALL = '*'
-
-export const TOKEN_TYPES = ['admin', 'client', 'frontend'] as const
-/**
- * `admin` tokens call the admin API; `client` tokens (Unleash server SDKs) the client API only;
- * `frontend` tokens (browser and mobile apps) the frontend API and OFREP only.
- */
-export type TokenType = (typeof TOKEN_TYPES)[number]
-
-export interface TokenScope {
-  name: string
-  type: TokenType
-  projects: string[]
-  environments: string[]
-}
-
 /** Secrets are random (or operator-chosen for INIT_ADMIN_API_TOKENS) and kept only as SHA-256. */
 export const hashSecret = (secret: string) => hash('sha256', secret, 'hex')
 
@@ -38,11 +22,3 @@ export function secretFromHeader (header: string | undefined): string | undefine
   const secret = bearer ? value.slice(bearer[0].length).trim() : value
   return secret.length > 0 ? secret : undefined
 }
-
-const covers = (list: string[], name: string) => list.includes(ALL) || list.includes(name)
-
-export const coversProject = (token: TokenScope, project: string) => covers(token.projects, project)
-export const coversEnvironment = (token: TokenScope, environment: string) =>
-  covers(token.environments, environment)
-export const isAdmin = (token: TokenScope) =>
-  token.projects.includes(ALL) && token.environments.includes(ALL)

@@ -1,10 +1,10 @@
 import type { Static } from '@sinclair/typebox'
-import { ALL, type TokenScope } from '../auth/tokens.js'
+import { ALL, type TokenScope } from '../access/scope.js'
 import type { Database } from '../db/types.js'
 import { ApiError, invalidField, notFound } from '../errors.js'
 import { dependencyLinks } from '../dependencies/dependencies.service.js'
 import { childrenOf } from '../dependencies/dependencies.store.js'
-import { writeChange } from '../events/events.service.js'
+import { readerOf, withChange, type Writer } from '../events/events.service.js'
 import { toJsonText } from '../events/events.store.js'
 import { currentStage } from '../lifecycle/lifecycle.store.js'
 import { transition } from '../lifecycle/lifecycle.service.js'
@@ -23,11 +23,11 @@ import {
   listFeatures,
   listProjects,
   setArchived,
-  setEnvironmentEnabled,
   updateFeature,
 } from './catalog.store.js'
-import { lockFeature, lockFeatureEnvironment, lockFeatures, requirePresent } from './features.store.js'
-import type { FeatureEnvironmentRef, FeatureRef } from './missing.js'
+import { switchEnvironment } from '../features/features.service.js'
+import { lockFeature, lockFeatureEnvironment, lockFeatures, requirePresent } from '../features/features.store.js'
+import type { FeatureEnvironmentRef, FeatureRef } from '../features/missing.js'
 
 export const projects = (db: Database, token: TokenScope) => listProjects(db, token)
 
@@ -37,8 +37,8 @@ export async function project (db: Database, id: string) {
   return found
 }
 
-export function createProject (db: Database, body: Static<typeof NewProject>, createdBy: string) {
-  return writeChange(db, async ({ trx, record }) => {
+export function createProject (writer: Writer, body: Static<typeof NewProject>, createdBy: string) {
+  return withChange(writer, async ({ trx, record }) => {
     const created = await insertProject(trx, body)
     record({ type: 'project-created', createdBy, project: created.id, data: toJsonText(body) })
     return created
@@ -47,8 +47,8 @@ export function createProject (db: Database, body: Static<typeof NewProject>, cr
 
 export const environments = (db: Database) => listEnvironments(db)
 
-export function createEnvironment (db: Database, body: Static<typeof NewEnvironment>, createdBy: string) {
-  return writeChange(db, async ({ trx, record }) => {
+export function createEnvironment (writer: Writer, body: Static<typeof NewEnvironment>, createdBy: string) {
+  return withChange(writer, async ({ trx, record }) => {
     const created = await insertEnvironment(trx, body)
     record({ type: 'environment-created', createdBy, environment: created.name, data: toJsonText(body) })
     return created
@@ -56,10 +56,10 @@ export function createEnvironment (db: Database, body: Static<typeof NewEnvironm
 }
 
 /** Enables an environment in a project (project-environment-added); enabling it again changes nothing. */
-export async function enableEnvironment (db: Database, project: string, environment: string, createdBy: string) {
+export async function enableEnvironment (writer: Writer, project: string, environment: string, createdBy: string) {
   // Projects and environments are never removed: checked once, they stay there.
-  await requirePresent(db, { project, environment }, false)
-  await writeChange(db, async ({ trx, record }) => {
+  await requirePresent(readerOf(writer), { project, environment }, false)
+  await withChange(writer, async ({ trx, record }) => {
     if (await addProjectEnvironment(trx, project, environment)) {
       record({ type: 'project-environment-added', createdBy, project, environment, data: toJsonText({ environment }) })
     }
@@ -67,9 +67,9 @@ export async function enableEnvironment (db: Database, project: string, environm
 }
 
 /** Creates a feature: its feature-environments (off, no variants), the stage initial, feature-created. */
-export async function createFeature (db: Database, project: string, body: Static<typeof NewFeature>, createdBy: string) {
-  await requirePresent(db, { project })
-  return writeChange(db, async (change) => {
+export async function createFeature (writer: Writer, project: string, body: Static<typeof NewFeature>, createdBy: string) {
+  await requirePresent(readerOf(writer), { project })
+  return withChange(writer, async (change) => {
     const created = await insertFeature(change.trx, project, body)
     await transition(change, { project, feature: created.name }, { kind: 'created' }, createdBy)
     change.record({
@@ -110,20 +110,12 @@ export async function featureDetails (db: Database, ref: FeatureRef, token: Toke
  * nothing and records no event. Switched on with no active strategy, it gets a flexibleRollout
  * at 100 % first (feature-strategy-add), as Unleash does.
  */
-export function setFeatureEnabled (db: Database, ref: FeatureEnvironmentRef, enabled: boolean, createdBy: string) {
-  return writeChange(db, async (change) => {
-    const { trx, record } = change
-    const state = await lockFeatureEnvironment(trx, ref)
+export function setFeatureEnabled (writer: Writer, ref: FeatureEnvironmentRef, enabled: boolean, createdBy: string) {
+  return withChange(writer, async (change) => {
+    const state = await lockFeatureEnvironment(change.trx, ref)
     if (state.enabled === enabled) return
     if (enabled) await addDefaultStrategyIfNone(change, ref, createdBy)
-    await setEnvironmentEnabled(trx, ref, enabled)
-    record({
-      type: enabled ? 'feature-environment-enabled' : 'feature-environment-disabled',
-      createdBy,
-      project: ref.project,
-      featureName: ref.feature,
-      environment: ref.environment,
-    })
+    await switchEnvironment(change, ref, enabled, createdBy)
   })
 }
 
@@ -131,8 +123,8 @@ export function setFeatureEnabled (db: Database, ref: FeatureEnvironmentRef, ena
  * Archives a feature (stage archived, feature-archived); archiving an archived feature changes
  * nothing. A feature that live features depend on cannot be archived (409 naming them).
  */
-export function archiveFeature (db: Database, ref: FeatureRef, createdBy: string) {
-  return writeChange(db, async (change) => {
+export function archiveFeature (writer: Writer, ref: FeatureRef, createdBy: string) {
+  return withChange(writer, async (change) => {
     if (await lockFeature(change.trx, ref, true)) return
     const children = await childrenOf(change.trx, ref.feature, true)
     if (children.length > 0) {
@@ -148,9 +140,9 @@ export function archiveFeature (db: Database, ref: FeatureRef, createdBy: string
  * Changes a feature's description, type and impressionData (feature-metadata-updated with data
  * and preData); a feature cannot be renamed. The same values again change nothing.
  */
-export function updateFeatureMetadata (db: Database, ref: FeatureRef, body: Static<typeof FeatureUpdate>, createdBy: string) {
+export async function updateFeatureMetadata (writer: Writer, ref: FeatureRef, body: Static<typeof FeatureUpdate>, createdBy: string) {
   if (body.name !== undefined && body.name !== ref.feature) throw invalidField('/body/name', `must be ${ref.feature}, the name in the path: a feature cannot be renamed`)
-  return writeChange(db, async ({ trx, record }) => {
+  return withChange(writer, async ({ trx, record }) => {
     await lockFeature(trx, ref, true)
     const before = await findFeatureRow(trx, ref.project, ref.feature)
     if (!before) throw notFound(`Feature ${ref.feature} does not exist in project ${ref.project}`)
@@ -168,8 +160,8 @@ export function updateFeatureMetadata (db: Database, ref: FeatureRef, body: Stat
 }
 
 /** Revives features of a project, all or none: each archived one records feature-revived. */
-export function reviveFeatures (db: Database, project: string, names: readonly string[], createdBy: string) {
-  return writeChange(db, async (change) => {
+export function reviveFeatures (writer: Writer, project: string, names: readonly string[], createdBy: string) {
+  return withChange(writer, async (change) => {
     for (const { name, archived } of await lockFeatures(change.trx, project, names)) {
       if (!archived) continue
       await setArchived(change.trx, name, false)

@@ -1,12 +1,11 @@
 import type { Static } from '@sinclair/typebox'
 import type { Transaction } from 'kysely'
-import { ALL, type TokenScope } from '../auth/tokens.js'
+import { ALL, type TokenScope } from '../access/scope.js'
 import { isUniqueViolation } from '../db/errors.js'
 import type { DB, Queryable } from '../db/types.js'
 import { nameExists } from '../errors.js'
 import type { Variant } from '../variants/variants.schemas.js'
 import type { NewEnvironment, NewFeature, NewProject } from './catalog.schemas.js'
-import type { FeatureEnvironmentRef } from './missing.js'
 
 const projectColumns = ['id', 'name', 'description', 'created_at'] as const
 
@@ -182,15 +181,6 @@ export async function findFeature (db: Queryable, project: string, name: string,
 
 export async function setArchived (trx: Transaction<DB>, feature: string, archived: boolean) {
   await trx.updateTable('features').set({ archived_at: archived ? new Date() : null }).where('name', '=', feature).execute()
-}
-
-export async function setEnvironmentEnabled (trx: Transaction<DB>, ref: FeatureEnvironmentRef, enabled: boolean) {
-  await trx
-    .updateTable('feature_environments')
-    .set({ enabled })
-    .where('feature_name', '=', ref.feature)
-    .where('environment_name', '=', ref.environment)
-    .execute()
 }
 
 /** Changes a feature's description, type and impressionData; returns it as it is now. */

@@ -1,6 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { Database } from '../db/types.js'
+import { replyConditionally } from '../http/conditional.js'
 import { errorStatuses } from '../http/openapi.js'
 import { responseHeader } from '../http/schemas.js'
 import type { ClientState } from './client-state.js'
@@ -36,10 +37,8 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ db: Database; state: Clie
     },
     async (request, reply) => {
       const wants = { ...request.query, segments: readsSegments(request.headers['unleash-client-spec']) }
-      const { etag, json } = await pollClientFeatures(db, state, request.token, wants, request.headers['if-none-match'])
-      reply.header('etag', etag)
-      if (json === undefined) return reply.code(304).send()
-      return reply.type('application/json; charset=utf-8').send(json)
+      const { etag, json } = await pollClientFeatures(db, state, request.token, wants)
+      return replyConditionally(reply, request.headers['if-none-match'], etag, json)
     }
   )
 }

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto'
 import semver from 'semver'
-import { ALL, type TokenScope } from '../auth/tokens.js'
+import { ALL, type TokenScope } from '../access/scope.js'
 import type { Database } from '../db/types.js'
-import { notModified } from '../http/etag.js'
 import type { Variant } from '../variants/variants.schemas.js'
 import type { ClientState } from './client-state.js'
 import type { ClientFeature, ClientFeatures, ClientFeaturesQuery, ClientSegment, ClientStrategy } from './client.schemas.js'
@@ -110,17 +109,15 @@ export async function clientFeatures (db: Database, token: TokenScope, request: 
 }
 
 /**
- * An SDK's poll: the ETag of the current answer, and the answer itself unless the SDK holds it
- * already (If-None-Match, compared weakly). Answers come from the client state's caches.
+ * An SDK's poll: the ETag of the current answer, and how to build the answer, which is only
+ * built when the SDK does not hold it already. Answers come from the client state's caches.
  */
 export async function pollClientFeatures (
   db: Database,
   state: ClientState,
   token: TokenScope,
-  request: ClientRequest,
-  ifNoneMatch: string | undefined
-): Promise<{ etag: string; json?: string }> {
+  request: ClientRequest
+): Promise<{ etag: string; json: () => Promise<string> }> {
   const etag = clientEtag(await state.version(), token, request)
-  if (ifNoneMatch !== undefined && notModified(ifNoneMatch, etag)) return { etag }
-  return { etag, json: await state.answer(etag, async () => JSON.stringify(await clientFeatures(db, token, request))) }
+  return { etag, json: () => state.answer(etag, async () => JSON.stringify(await clientFeatures(db, token, request))) }
 }

@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox'
-import { ALL, type TokenScope } from '../auth/tokens.js'
+import { ALL, type TokenScope } from '../access/scope.js'
 import type { Database } from '../db/types.js'
 import { invalidField } from '../errors.js'
 import { moveOnEvaluation } from '../lifecycle/lifecycle.service.js'

@@ -1,6 +1,6 @@
 import type { ColumnType, Generated, Kysely, Transaction } from 'kysely'
 import type { CompletionStatus, StageName } from '../lifecycle/lifecycle.schemas.js'
-import type { TokenType } from '../auth/tokens.js'
+import type { TokenType } from '../access/scope.js'
 
 type CreatedAt = ColumnType<Date, never, never>
 

@@ -1,8 +1,8 @@
-import { lockFeature, lockFeaturesByName, requirePresent } from '../catalog/features.store.js'
-import type { FeatureRef } from '../catalog/missing.js'
+import { lockFeature, lockFeaturesByName, requirePresent } from '../features/features.store.js'
+import type { FeatureRef } from '../features/missing.js'
 import type { Database } from '../db/types.js'
 import { invalidField } from '../errors.js'
-import { writeChange } from '../events/events.service.js'
+import { withChange, type Writer } from '../events/events.service.js'
 import { toJsonText } from '../events/events.store.js'
 import { childrenOf, deleteDependencies, type Dependency, parentsOf, upsertDependency } from './dependencies.store.js'
 
@@ -16,10 +16,10 @@ const eventOf = (ref: FeatureRef, createdBy: string) => ({ createdBy, project: r
  * rule). Both features are locked, in name order, so that concurrent writers cannot build a
  * chain or a cycle between them. The same dependency again changes nothing.
  */
-export function addDependency (db: Database, ref: FeatureRef, body: { feature: string; enabled?: boolean; variants?: string[] }, createdBy: string) {
+export function addDependency (writer: Writer, ref: FeatureRef, body: { feature: string; enabled?: boolean; variants?: string[] }, createdBy: string) {
   const parent = body.feature
   if (parent === ref.feature) throw invalidField('/body/feature', 'cannot be the feature itself: a feature cannot depend on itself')
-  return writeChange(db, async ({ trx, record }) => {
+  return withChange(writer, async ({ trx, record }) => {
     const locked = await lockFeaturesByName(trx, [ref.feature, parent])
     // Locked already: this explains a missing child (404) or an archived one (409).
     await lockFeature(trx, ref)
@@ -46,8 +46,8 @@ export function addDependency (db: Database, ref: FeatureRef, body: { feature: s
 }
 
 /** Removes the dependency on one parent (feature-dependency-removed); none there, nothing changes. */
-export function removeDependency (db: Database, ref: FeatureRef, parent: string, createdBy: string) {
-  return writeChange(db, async ({ trx, record }) => {
+export function removeDependency (writer: Writer, ref: FeatureRef, parent: string, createdBy: string) {
+  return withChange(writer, async ({ trx, record }) => {
     await lockFeature(trx, ref, true)
     const [removed] = await deleteDependencies(trx, ref.feature, parent)
     if (removed !== undefined) record({ ...eventOf(ref, createdBy), type: 'feature-dependency-removed', data: toJsonText({ feature: removed }) })
@@ -55,8 +55,8 @@ export function removeDependency (db: Database, ref: FeatureRef, parent: string,
 }
 
 /** Removes every dependency of a feature (feature-dependencies-removed); none, nothing changes. */
-export function removeDependencies (db: Database, ref: FeatureRef, createdBy: string) {
-  return writeChange(db, async ({ trx, record }) => {
+export function removeDependencies (writer: Writer, ref: FeatureRef, createdBy: string) {
+  return withChange(writer, async ({ trx, record }) => {
     await lockFeature(trx, ref, true)
     const removed = await deleteDependencies(trx, ref.feature)
     if (removed.length > 0) record({ ...eventOf(ref, createdBy), type: 'feature-dependencies-removed', preData: toJsonText({ features: removed }) })

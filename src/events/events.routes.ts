@@ -3,7 +3,8 @@ import { Type } from '@sinclair/typebox'
 import type { Database } from '../db/types.js'
 import { errorStatuses } from '../http/openapi.js'
 import { Nullable, QueryText, Timestamp, UrlFriendly } from '../http/schemas.js'
-import { EVENTS_PAGE_BYTES, listEvents } from './events.store.js'
+import { eventsPage } from './events.service.js'
+import { EVENTS_PAGE_BYTES } from './events.store.js'
 
 const MAX_PAGE = 500
 
@@ -51,7 +52,7 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (
     async (request) => {
       const { cursor, limit = 100, ...filter } = request.query
       const before = cursor === undefined ? undefined : Number(cursor)
-      const page = await listEvents(db, { ...filter, limit, before }, request.token)
+      const page = await eventsPage(db, { ...filter, limit, before }, request.token)
       const last = page.events.at(-1)
       return { events: page.events, ...(page.more && last && { nextCursor: String(last.id) }) }
     }

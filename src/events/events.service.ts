@@ -1,6 +1,7 @@
 import type { Transaction } from 'kysely'
-import type { Database, DB } from '../db/types.js'
-import { insertEvents, type NewEvent } from './events.store.js'
+import { ALL, isAdmin, type TokenScope } from '../access/scope.js'
+import type { Database, DB, Queryable } from '../db/types.js'
+import { type EventFilter, type EventsPage, insertEvents, listEvents, type NewEvent, type Visibility } from './events.store.js'
 
 /** What the work of a change gets: its transaction, and where to announce its events. */
 export interface Change {
@@ -8,6 +9,13 @@ export interface Change {
   /** Announces an event of this change; it is written in the change's transaction, before the commit. */
   record(event: NewEvent): void
 }
+
+/**
+ * Where a write runs: a database (the write is a change of its own, in a transaction of its
+ * own) or a caller's change (the write is one step of it, committed or rolled back with the
+ * rest, its events recorded with the caller's).
+ */
+export type Writer = Database | Change
 
 /**
  * The one way a change is written: `work` runs in a transaction, announces the events of what
@@ -24,3 +32,32 @@ export function writeChange<T> (db: Database, work: (change: Change) => Promise<
     return result
   })
 }
+
+const isChange = (writer: Writer): writer is Change => 'record' in writer && 'trx' in writer
+
+/**
+ * Runs `work` in the writer's change, or in a change of its own. Every write service takes a
+ * Writer and runs through this, so that the single routes call it with the database and a
+ * caller that composes several writes (an import) calls each with its one change: all of them
+ * commit, with their events, or none does.
+ */
+export function withChange<T> (writer: Writer, work: (change: Change) => Promise<T>): Promise<T> {
+  return isChange(writer) ? work(writer) : writeChange(writer, work)
+}
+
+/** What a read runs on: the database, or the transaction of the change it is a step of. */
+export const readerOf = (writer: Writer): Queryable => (isChange(writer) ? writer.trx : writer)
+
+/**
+ * What a token may see of the events: those of its projects, in its environments or in none;
+ * the events about tokens and webhooks (names, scopes, URLs) only with access to everything.
+ */
+export const visibilityOf = (token: TokenScope): Visibility => ({
+  projects: token.projects.includes(ALL) ? undefined : token.projects,
+  environments: token.environments.includes(ALL) ? undefined : token.environments,
+  adminEvents: isAdmin(token),
+})
+
+/** A page of the events the token may see, newest first. */
+export const eventsPage = (db: Database, filter: EventFilter, token: TokenScope): Promise<EventsPage> =>
+  listEvents(db, filter, visibilityOf(token))

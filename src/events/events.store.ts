@@ -1,5 +1,4 @@
 import { type ExpressionBuilder, type QueryCreator, type Selectable, sql, type Transaction } from 'kysely'
-import { ALL, isAdmin, type TokenScope } from '../auth/tokens.js'
 import { type Param, prepare, queryBuilder } from '../db/prepared.js'
 import type { DB, EventsTable, Queryable } from '../db/types.js'
 
@@ -209,23 +208,27 @@ export interface EventFilter {
 /** A page stops growing once its events hold this many bytes of data (it always has one event). */
 export const EVENTS_PAGE_BYTES = 4 * 1024 * 1024
 
-/**
- * Narrows the listing to what the token may see: events of its projects, in its
- * environments or in none; and the api-token events (every token's name and scope) only
- * for a token with access to everything.
- */
-function inScope (token: TokenScope) {
+/** Which events a reader may see; undefined projects or environments: all of them. */
+export interface Visibility {
+  projects?: readonly string[]
+  environments?: readonly string[]
+  /** Also the events about tokens and webhooks (ADMIN_ONLY_EVENTS). */
+  adminEvents: boolean
+}
+
+/** Events of those projects, in those environments or in none, and the admin-only ones when allowed. */
+function visibleTo (visibility: Visibility) {
   return (eb: ExpressionBuilder<DB, 'events'>) => {
     const conditions = []
-    if (!token.projects.includes(ALL)) {
-      conditions.push(eb('project', 'in', token.projects))
+    if (visibility.projects !== undefined) {
+      conditions.push(eb('project', 'in', visibility.projects))
     }
-    if (!token.environments.includes(ALL)) {
+    if (visibility.environments !== undefined) {
       conditions.push(
-        eb.or([eb('environment', 'is', null), eb('environment', 'in', token.environments)])
+        eb.or([eb('environment', 'is', null), eb('environment', 'in', visibility.environments)])
       )
     }
-    if (!isAdmin(token)) {
+    if (!visibility.adminEvents) {
       conditions.push(eb('type', 'not in', ADMIN_ONLY_EVENTS))
     }
     return eb.and(conditions)
@@ -246,9 +249,9 @@ export interface EventsPage {
 export async function listEvents (
   db: Queryable,
   filter: EventFilter,
-  token: TokenScope
+  visibility: Visibility
 ): Promise<EventsPage> {
-  let matching = db.selectFrom('events').where(inScope(token))
+  let matching = db.selectFrom('events').where(visibleTo(visibility))
   if (filter.project !== undefined) matching = matching.where('project', '=', filter.project)
   if (filter.feature !== undefined) matching = matching.where('feature_name', '=', filter.feature)
   if (filter.environment !== undefined) matching = matching.where('environment', '=', filter.environment)

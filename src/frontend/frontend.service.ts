@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { Context } from 'unleash-client'
-import type { TokenScope } from '../auth/tokens.js'
+import type { TokenScope } from '../access/scope.js'
 import type { ClientState } from '../client/client-state.js'
 import { clientFeatures } from '../client/client.service.js'
 import type { Database } from '../db/types.js'

@@ -1,12 +1,11 @@
-import { ALL, type TokenScope } from '../auth/tokens.js'
-import { lockFeature, lockFeaturesByName, requirePresent } from '../catalog/features.store.js'
-import type { FeatureRef } from '../catalog/missing.js'
-import { lastEvaluated } from '../client/usage.store.js'
+import { ALL, type TokenScope } from '../access/scope.js'
+import { lockFeature, lockFeaturesByName, requirePresent } from '../features/features.store.js'
+import type { FeatureRef } from '../features/missing.js'
 import type { Database } from '../db/types.js'
-import { type Change, writeChange } from '../events/events.service.js'
+import { type Change, withChange, type Writer, writeChange } from '../events/events.service.js'
 import { toJsonText } from '../events/events.store.js'
 import type { LifecycleStage } from './lifecycle.schemas.js'
-import { deleteStage, insertStage, listStages, readStages, readStagesOf, updateCompletion } from './lifecycle.store.js'
+import { deleteStage, insertStage, lastEvaluated, listStages, readStages, readStagesOf, updateCompletion } from './lifecycle.store.js'
 import { type Completion, type LifecycleTrigger, nextStep, type StageStep } from './stages.js'
 
 const completionData = (c: Completion) =>
@@ -56,16 +55,16 @@ export async function transition (
  * with the same values changes nothing and records nothing; other values replace them, with
  * the previous ones as the event's preData.
  */
-export function completeFeature (db: Database, ref: FeatureRef, completion: Completion, createdBy: string) {
-  return writeChange(db, async (change) => {
+export function completeFeature (writer: Writer, ref: FeatureRef, completion: Completion, createdBy: string) {
+  return withChange(writer, async (change) => {
     await lockFeature(change.trx, ref, true)
     await transition(change, ref, { kind: 'complete', completion }, createdBy)
   })
 }
 
 /** Leaves the completed stage; a feature that is not completed is left as it is, with no event. */
-export function uncompleteFeature (db: Database, ref: FeatureRef, createdBy: string) {
-  return writeChange(db, async (change) => {
+export function uncompleteFeature (writer: Writer, ref: FeatureRef, createdBy: string) {
+  return withChange(writer, async (change) => {
     await lockFeature(change.trx, ref, true)
     await transition(change, ref, { kind: 'uncomplete' }, createdBy)
   })

@@ -87,3 +87,20 @@ export async function currentStage (db: Queryable, feature: string) {
     ...(row.status_value !== null && { statusValue: row.status_value }),
   }
 }
+
+/**
+ * When each environment (of `environments`, all when undefined) last evaluated the feature,
+ * newest first, from the SDKs' usage counts: what warns that a completed feature is still in use.
+ */
+export async function lastEvaluated (db: Queryable, feature: string, environments: readonly string[] | undefined) {
+  let query = db
+    .selectFrom('usage_counts as c')
+    .innerJoin('usage_applications as a', 'a.id', 'c.application_id')
+    .select(['a.environment', (eb) => eb.fn.max('c.last_seen_at').as('at')])
+    .where('c.feature_name', '=', feature)
+    .groupBy('a.environment')
+    .orderBy('at', 'desc')
+  if (environments !== undefined) query = query.where('a.environment', 'in', environments)
+  const rows = await query.execute()
+  return rows.map((r) => ({ environment: r.environment, lastEvaluatedAt: new Date(r.at) }))
+}

@@ -1,10 +1,10 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { Nullable, Timestamp, UrlFriendly } from '../http/schemas.js'
-import { constraintsSchema, type StrategyLimits } from '../strategies/strategies.schemas.js'
+import { type ConstraintLimits, constraintsSchema } from '../constraints/constraints.schemas.js'
 
 const Name = Type.String({ minLength: 1, maxLength: 100, description: 'Unique among segments' })
 
-export const upsertSegmentSchema = (limits: StrategyLimits, maxValues: number) =>
+export const upsertSegmentSchema = (limits: ConstraintLimits, maxValues: number) =>
   Type.Object(
     {
       name: Name,

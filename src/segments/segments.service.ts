@@ -1,10 +1,10 @@
-import { ALL, type TokenScope } from '../auth/tokens.js'
+import { ALL, type TokenScope } from '../access/scope.js'
 import type { Database } from '../db/types.js'
 import { ApiError, invalidField, nameExists, notFound, RuleError } from '../errors.js'
-import { writeChange } from '../events/events.service.js'
+import { withChange, type Writer } from '../events/events.service.js'
 import { toJsonText } from '../events/events.store.js'
-import type { StrategyLimits } from '../strategies/strategies.schemas.js'
-import { canonicalConstraint, constraintProblems } from '../strategies/strategy-rules.js'
+import { canonicalConstraint, constraintProblems } from '../constraints/constraint-rules.js'
+import type { ConstraintLimits } from '../constraints/constraints.schemas.js'
 import type { Segment, UpsertSegment } from './segments.schemas.js'
 import {
   deleteSegment,
@@ -19,7 +19,7 @@ import {
 } from './segments.store.js'
 
 export interface SegmentRules {
-  limits: StrategyLimits
+  limits: ConstraintLimits
   /** Most constraint values in one segment, all constraints together. */
   maxValues: number
 }
@@ -58,9 +58,9 @@ export async function segment (db: Database, id: number, token: TokenScope) {
 }
 
 /** A new segment (segment-created). */
-export function createSegment (db: Database, body: UpsertSegment, rules: SegmentRules, token: TokenScope) {
+export function createSegment (writer: Writer, body: UpsertSegment, rules: SegmentRules, token: TokenScope) {
   const fields = fieldsOf(body, rules)
-  return writeChange(db, async ({ trx, record }) => {
+  return withChange(writer, async ({ trx, record }) => {
     const created = await insertSegment(trx, fields, token.name)
     record({ type: 'segment-created', createdBy: token.name, project: created.project ?? undefined, data: toJsonText(created) })
     return created
@@ -71,9 +71,9 @@ export function createSegment (db: Database, body: UpsertSegment, rules: Segment
  * Replaces a segment (segment-updated with data and preData; the same segment again changes
  * nothing). Its project cannot become one that excludes strategies already using it.
  */
-export function changeSegment (db: Database, id: number, body: UpsertSegment, rules: SegmentRules, token: TokenScope) {
+export function changeSegment (writer: Writer, id: number, body: UpsertSegment, rules: SegmentRules, token: TokenScope) {
   const fields = fieldsOf(body, rules)
-  return writeChange(db, async ({ trx, record }) => {
+  return withChange(writer, async ({ trx, record }) => {
     const current = await lockSegment(trx, id)
     if (!current) throw missing(id)
     if (fields.project !== null && fields.project !== current.project) {
@@ -92,8 +92,8 @@ export function changeSegment (db: Database, id: number, body: UpsertSegment, ru
  * Deletes a segment no strategy uses (segment-deleted). Unlike Unleash, strategies of archived
  * features count too: a revived feature must not lose the segment that narrowed its strategy.
  */
-export function removeSegment (db: Database, id: number, token: TokenScope) {
-  return writeChange(db, async ({ trx, record }) => {
+export function removeSegment (writer: Writer, id: number, token: TokenScope) {
+  return withChange(writer, async ({ trx, record }) => {
     const current = await lockSegment(trx, id)
     if (!current) throw missing(id)
     const uses = await segmentUses(trx, id)

@@ -2,7 +2,7 @@ import { sql, type Transaction } from 'kysely'
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.js'
 import type { DB, Queryable } from '../db/types.js'
 import { ApiError, nameExists } from '../errors.js'
-import type { Constraint } from '../strategies/strategies.schemas.js'
+import type { Constraint } from '../constraints/constraints.schemas.js'
 import type { Segment } from './segments.schemas.js'
 
 const columns = ['id', 'name', 'description', 'project_id', 'constraints', 'created_by', 'created_at'] as const

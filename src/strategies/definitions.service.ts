@@ -1,7 +1,7 @@
 import type { Static } from '@sinclair/typebox'
 import type { Database } from '../db/types.js'
 import { badData, invalidField, notFound } from '../errors.js'
-import { writeChange } from '../events/events.service.js'
+import { withChange, type Writer } from '../events/events.service.js'
 import { toJsonText } from '../events/events.store.js'
 import { type DefinitionFields, findDefinition, insertDefinition, listDefinitions, lockDefinition, setDeprecated, updateDefinition } from './definitions.store.js'
 import type { NewStrategyDefinition, UpdateStrategyDefinition } from './strategies.schemas.js'
@@ -27,9 +27,9 @@ function fields (name: string, body: Static<typeof NewStrategyDefinition> | Stat
 }
 
 /** A custom strategy definition (strategy-created); 409 when the name is taken. */
-export function createDefinition (db: Database, body: Static<typeof NewStrategyDefinition>, createdBy: string) {
+export function createDefinition (writer: Writer, body: Static<typeof NewStrategyDefinition>, createdBy: string) {
   const wanted = fields(body.name, body)
-  return writeChange(db, async ({ trx, record }) => {
+  return withChange(writer, async ({ trx, record }) => {
     const created = await insertDefinition(trx, wanted)
     record({ type: 'strategy-created', createdBy, data: toJsonText(created) })
     return created
@@ -41,10 +41,10 @@ export function createDefinition (db: Database, body: Static<typeof NewStrategyD
  * built-in ones cannot be edited. Strategies already using it are not changed: their next
  * write is checked against the new parameters.
  */
-export function changeDefinition (db: Database, name: string, body: Static<typeof UpdateStrategyDefinition>, createdBy: string) {
+export function changeDefinition (writer: Writer, name: string, body: Static<typeof UpdateStrategyDefinition>, createdBy: string) {
   if (body.name !== undefined && body.name !== name) throw invalidField('/body/name', `must be ${name}, the name in the path, if given`)
   const wanted = fields(name, body)
-  return writeChange(db, async ({ trx, record }) => {
+  return withChange(writer, async ({ trx, record }) => {
     const current = await lockDefinition(trx, name)
     if (!current) throw missing(name)
     if (!current.editable) throw badData(`Strategy ${name} is built in and cannot be edited (deprecate it instead)`)
@@ -55,8 +55,8 @@ export function changeDefinition (db: Database, name: string, body: Static<typeo
 }
 
 /** Deprecates or reactivates a definition (built-in ones too); no change, no event. */
-export function setDefinitionDeprecated (db: Database, name: string, deprecated: boolean, createdBy: string) {
-  return writeChange(db, async ({ trx, record }) => {
+export function setDefinitionDeprecated (writer: Writer, name: string, deprecated: boolean, createdBy: string) {
+  return withChange(writer, async ({ trx, record }) => {
     const current = await lockDefinition(trx, name)
     if (!current) throw missing(name)
     if (current.deprecated === deprecated) return

@@ -3,6 +3,7 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyReply } from 'fastify'
 import type { Config } from '../config.js'
 import type { Database } from '../db/types.js'
+import { strongEtag } from '../http/etag.js'
 import { errorStatuses } from '../http/openapi.js'
 import { EmptyReply, FeatureEnvironmentParams, responseHeader } from '../http/schemas.js'
 import { PatchOperation } from '../variants/variants.schemas.js'
@@ -20,7 +21,6 @@ import {
   reorderStrategies,
   replaceStrategy,
   strategiesOf,
-  strategyEtag,
   strategyOf,
   strategyRules,
 } from './strategies.service.js'
@@ -41,7 +41,7 @@ const withEtag = (description: string) => ({
   headers: { etag: responseHeader('Revision of the strategy', true) },
 })
 
-const send = (reply: FastifyReply, stored: StoredStrategy) => reply.header('etag', strategyEtag(stored.revision)).send(stored.strategy)
+const send = (reply: FastifyReply, stored: StoredStrategy) => reply.header('etag', strongEtag(stored.revision)).send(stored.strategy)
 
 const refOf = (params: { projectId: string; featureName: string; environment: string }) => ({
   project: params.projectId,

@@ -1,14 +1,15 @@
 import type { Static } from '@sinclair/typebox'
 import type { ValidateFunction } from 'ajv'
 import { ulid } from 'ulid'
-import { setEnvironmentEnabled } from '../catalog/catalog.store.js'
-import { lockFeatureEnvironment, readFeatureEnvironment } from '../catalog/features.store.js'
-import type { FeatureEnvironmentRef } from '../catalog/missing.js'
+import { lockFeatureEnvironment, readFeatureEnvironment } from '../features/features.store.js'
+import { switchEnvironment } from '../features/features.service.js'
+import type { FeatureEnvironmentRef } from '../features/missing.js'
 import type { Database, Queryable } from '../db/types.js'
-import { ApiError, invalidField, notFound, RuleError } from '../errors.js'
-import { type Change, writeChange } from '../events/events.service.js'
+import { invalidField, notFound, RuleError } from '../errors.js'
+import { type Change, withChange, type Writer } from '../events/events.service.js'
 import { toJsonText } from '../events/events.store.js'
-import { ifMatchHolds, strongEtag } from '../http/etag.js'
+import { requireIfMatch } from '../http/conditional.js'
+import { strongEtag } from '../http/etag.js'
 import { ajvProblems, strictAjv } from '../validation.js'
 import { applyPatches } from '../variants/json-patch.js'
 import type { PatchOperation } from '../variants/variants.schemas.js'
@@ -43,8 +44,6 @@ export function strategyRules (limits: StrategyLimits, maxBytes: number): Strate
   return { limits, maxBytes, checkDocument: strictAjv.compile(strategyDocumentSchema(limits)) }
 }
 
-export const strategyEtag = (revision: number) => strongEtag(revision)
-
 /** The document a read returns (without the id): what PUT replaces and PATCH patches. */
 const documentOf = (s: FeatureStrategy): StrategyDocument => ({
   name: s.name,
@@ -69,9 +68,7 @@ async function lockStrategy (trx: Change['trx'], ref: FeatureEnvironmentRef, id:
   const { enabled } = await lockFeatureEnvironment(trx, ref)
   const current = await findStrategy(trx, ref, id)
   if (!current) throw missingStrategy(ref, id)
-  if (ifMatch !== undefined && !ifMatchHolds(ifMatch, strategyEtag(current.revision))) {
-    throw new ApiError('PreconditionFailedError', `If-Match ${ifMatch} does not match the current ETag ${strategyEtag(current.revision)}`)
-  }
+  requireIfMatch(ifMatch, strongEtag(current.revision))
   return { enabled, current }
 }
 
@@ -103,10 +100,9 @@ async function checkSegments (change: Change, ref: FeatureEnvironmentRef, ids: r
  * not disabled would be on for everyone in every SDK, so it is switched off (as Unleash does),
  * with its event.
  */
-async function switchOffIfNoActiveStrategy ({ trx, record }: Change, ref: FeatureEnvironmentRef, enabled: boolean, createdBy: string) {
-  if (!enabled || (await hasActiveStrategy(trx, ref))) return
-  await setEnvironmentEnabled(trx, ref, false)
-  record({ type: 'feature-environment-disabled', createdBy, project: ref.project, featureName: ref.feature, environment: ref.environment })
+async function switchOffIfNoActiveStrategy (change: Change, ref: FeatureEnvironmentRef, enabled: boolean, createdBy: string) {
+  if (!enabled || (await hasActiveStrategy(change.trx, ref))) return
+  await switchEnvironment(change, ref, false, createdBy)
 }
 
 const eventOf = (ref: FeatureEnvironmentRef, createdBy: string) => ({
@@ -129,8 +125,8 @@ export async function strategyOf (db: Database, ref: FeatureEnvironmentRef, id: 
 }
 
 /** Adds a strategy to a feature-environment (feature-strategy-add). */
-export function addStrategy (db: Database, ref: FeatureEnvironmentRef, body: NewStrategy, rules: StrategyRules, createdBy: string) {
-  return writeChange(db, async ({ trx, record }) => {
+export function addStrategy (writer: Writer, ref: FeatureEnvironmentRef, body: NewStrategy, rules: StrategyRules, createdBy: string) {
+  return withChange(writer, async ({ trx, record }) => {
     await lockFeatureEnvironment(trx, ref)
     const { count, nextSortOrder } = await strategyCount(trx, ref)
     if (count >= rules.limits.maxStrategies) {
@@ -174,14 +170,14 @@ async function writeStrategy (change: Change, ref: FeatureEnvironmentRef, enable
  * defaults). Unlike Unleash, a sortOrder sent is applied (Unleash ignores it here).
  */
 export function replaceStrategy (
-  db: Database,
+  writer: Writer,
   ref: FeatureEnvironmentRef,
   id: string,
   body: UpdateStrategy,
   rules: StrategyRules,
   request: { ifMatch: string | undefined; createdBy: string }
 ) {
-  return writeChange(db, async (change) => {
+  return withChange(writer, async (change) => {
     const { enabled, current } = await lockStrategy(change.trx, ref, id, request.ifMatch)
     const name = body.name ?? current.strategy.name
     const definition = await definitionFor(change.trx, name, '/body/name')
@@ -207,14 +203,14 @@ export function replaceStrategy (
  * rules of the variants patch; the result must be a valid strategy.
  */
 export function patchStrategy (
-  db: Database,
+  writer: Writer,
   ref: FeatureEnvironmentRef,
   id: string,
   operations: PatchOperation[],
   rules: StrategyRules,
   request: { ifMatch: string | undefined; createdBy: string }
 ) {
-  return writeChange(db, async (change) => {
+  return withChange(writer, async (change) => {
     const { enabled, current } = await lockStrategy(change.trx, ref, id, request.ifMatch)
     const document = documentOf(current.strategy)
     const text = JSON.stringify(document)
@@ -234,8 +230,8 @@ export function patchStrategy (
 }
 
 /** Removes a strategy (feature-strategy-remove); switching off follows when no active one is left. */
-export function removeStrategy (db: Database, ref: FeatureEnvironmentRef, id: string, request: { ifMatch: string | undefined; createdBy: string }) {
-  return writeChange(db, async (change) => {
+export function removeStrategy (writer: Writer, ref: FeatureEnvironmentRef, id: string, request: { ifMatch: string | undefined; createdBy: string }) {
+  return withChange(writer, async (change) => {
     const { enabled, current } = await lockStrategy(change.trx, ref, id, request.ifMatch)
     await deleteStrategy(change.trx, id)
     change.record({ ...eventOf(ref, request.createdBy), type: 'feature-strategy-remove', preData: toJsonText(current.strategy) })
@@ -247,8 +243,8 @@ export function removeStrategy (db: Database, ref: FeatureEnvironmentRef, id: st
  * Sets the sortOrder of strategies of a feature-environment (strategy-order-changed, with the
  * order before and after); an id that is not one of its strategies is a 400 naming it.
  */
-export function reorderStrategies (db: Database, ref: FeatureEnvironmentRef, orders: { id: string; sortOrder: number }[], createdBy: string) {
-  return writeChange(db, async ({ trx, record }) => {
+export function reorderStrategies (writer: Writer, ref: FeatureEnvironmentRef, orders: { id: string; sortOrder: number }[], createdBy: string) {
+  return withChange(writer, async ({ trx, record }) => {
     await lockFeatureEnvironment(trx, ref)
     const before = await listStrategies(trx, ref)
     const byId = new Map(before.map((s) => [s.strategy.id, s.strategy]))

@@ -1,5 +1,5 @@
 import { type ExpressionBuilder, type Selectable, sql, type Transaction } from 'kysely'
-import type { FeatureEnvironmentRef } from '../catalog/missing.js'
+import type { FeatureEnvironmentRef } from '../features/missing.js'
 import type { DB, Queryable } from '../db/types.js'
 import type { Variant } from '../variants/variants.schemas.js'
 import type { FeatureStrategy } from './strategies.schemas.js'

@@ -120,7 +120,7 @@ const rooted = (pointer: string) => ROOT + pointer
 export function applyPatches (
   document: unknown,
   documentBytes: number,
-  operations: PatchOperation[],
+  operations: readonly PatchOperation[],
   limits: PatchLimits
 ): unknown {
   const wrapper = { root: document }

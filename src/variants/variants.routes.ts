@@ -3,14 +3,14 @@ import { type Static, Type } from '@sinclair/typebox'
 import type { FastifyReply } from 'fastify'
 import type { Config } from '../config.js'
 import { requireEnvironment } from '../auth/auth.plugin.js'
-import type { TokenScope } from '../auth/tokens.js'
+import type { TokenScope } from '../access/scope.js'
 import type { Database } from '../db/types.js'
+import type { FeatureEnvironmentRef } from '../features/missing.js'
 import { errorStatuses } from '../http/openapi.js'
 import { FeatureEnvironmentParams, FeatureParams, responseHeader, UrlFriendly } from '../http/schemas.js'
-import { applyPatches } from './json-patch.js'
-import { validateVariants } from './variants.js'
+import { strongEtag } from '../http/etag.js'
 import { FeatureVariants, PatchOperation, VariantInput, VariantsQuery } from './variants.schemas.js'
-import { type ChangeResult, changeVariants, changeVariantsInEnvironments, etagOf, readVariants, type VariantsRule } from './variants.service.js'
+import { type ChangeRequest, type ChangeResult, patchVariants, readVariants, replaceVariants, replaceVariantsInEnvironments } from './variants.service.js'
 
 type Options = {
   db: Database
@@ -47,23 +47,21 @@ const WRITE_DESCRIPTION = 'Checks, in order: token (401) and its scope for the p
 
 /** The reply body from the stored JSON text: spliced, not parsed and serialised again. */
 function sendVariants (reply: FastifyReply, result: ChangeResult) {
-  if (result.revision !== undefined) reply.header('etag', etagOf(result.revision))
+  if (result.revision !== undefined) reply.header('etag', strongEtag(result.revision))
   return reply.type('application/json; charset=utf-8').send(`{"version":1,"variants":${result.json}}`)
 }
 
 export const variantsRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { db, config }) => {
   const limits = { maxVariants: config.maxVariants, maxBytes: config.maxVariantsBytes }
-  const patchLimits = { maxItems: config.maxVariants, maxBytes: config.maxVariantsBytes }
 
-  /** PATCH and PUT: the rule applied to the feature-environment of the path, as the request asks. */
-  const change = (request: WriteRequest, rule: VariantsRule) => {
-    const { projectId: project, featureName: feature, environment } = request.params
-    return changeVariants(db, { project, feature, environment }, rule, {
-      ifMatch: request.headers['if-match'],
-      dryRun: request.query.dryRun === true,
-      createdBy: request.token.name,
-    })
-  }
+  /** PATCH and PUT: the feature-environment of the path. */
+  const refOf = ({ projectId: project, featureName: feature, environment }: WriteRequest['params']): FeatureEnvironmentRef => ({ project, feature, environment })
+  /** PATCH and PUT: how the request asks for the change. */
+  const howOf = (request: WriteRequest): ChangeRequest => ({
+    ifMatch: request.headers['if-match'],
+    dryRun: request.query.dryRun === true,
+    createdBy: request.token.name,
+  })
 
   app.get(
     PATH,
@@ -101,16 +99,7 @@ export const variantsRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
         response: { 200: { ...FeatureVariants, ...writeResponse } },
       },
     },
-    async (request, reply) =>
-      sendVariants(
-        reply,
-        await change(request, (stored) =>
-          validateVariants(
-            applyPatches(JSON.parse(stored.json), Buffer.byteLength(stored.json), request.body, patchLimits),
-            limits
-          )
-        )
-      )
+    async (request, reply) => sendVariants(reply, await patchVariants(db, refOf(request.params), request.body, limits, howOf(request)))
   )
 
   app.put(
@@ -130,7 +119,7 @@ export const variantsRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
         response: { 200: { ...FeatureVariants, ...writeResponse } },
       },
     },
-    async (request, reply) => sendVariants(reply, await change(request, () => validateVariants(request.body, limits)))
+    async (request, reply) => sendVariants(reply, await replaceVariants(db, refOf(request.params), request.body, limits, howOf(request)))
   )
 
   app.put(
@@ -158,13 +147,7 @@ export const variantsRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
       const { projectId: project, featureName: feature } = request.params
       const { variants, environments } = request.body
       for (const environment of environments) requireEnvironment(request.token, environment)
-      const json = await changeVariantsInEnvironments(
-        db,
-        { project, feature },
-        environments,
-        () => validateVariants(variants, limits),
-        request.token.name
-      )
+      const json = await replaceVariantsInEnvironments(db, { project, feature }, environments, variants, limits, request.token.name)
       return sendVariants(reply, { json, revision: undefined })
     }
   )

@@ -1,5 +1,5 @@
 import type { Transaction } from 'kysely'
-import type { FeatureEnvironmentRef } from '../catalog/missing.js'
+import type { FeatureEnvironmentRef } from '../features/missing.js'
 import { type Param, prepare, queryBuilder } from '../db/prepared.js'
 import type { DB } from '../db/types.js'
 

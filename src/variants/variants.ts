@@ -1,6 +1,7 @@
 import { problem, problemAt, type RuleProblem, RuleError } from '../errors.js'
-import { ajvProblems, strictAjv } from '../validation.js'
-import { type Variant, VariantInput } from './variants.schemas.js'
+import { ajvProblems, isFiniteNumberText, strictAjv } from '../validation.js'
+import { applyPatches } from './json-patch.js'
+import { type PatchOperation, type Variant, VariantInput } from './variants.schemas.js'
 import { distributeWeights } from './weights.js'
 
 export interface VariantLimits {
@@ -17,9 +18,6 @@ export interface ValidVariants {
 
 const checkVariantShape = strictAjv.compile<VariantInput>(VariantInput)
 
-/** RFC 8259 number grammar, so "1e3" and "-0.5" pass and "abc", "0x10", " 1" do not. */
-const NUMBER_LITERAL = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/
-
 function payloadProblem (payload: NonNullable<VariantInput['payload']>): string | undefined {
   if (payload.type === 'json') {
     try {
@@ -30,7 +28,7 @@ function payloadProblem (payload: NonNullable<VariantInput['payload']>): string 
     }
   }
   if (payload.type === 'number') {
-    if (!NUMBER_LITERAL.test(payload.value) || !Number.isFinite(Number(payload.value))) {
+    if (!isFiniteNumberText(payload.value)) {
       return 'must be a finite number'
     }
   }
@@ -97,3 +95,20 @@ export function validateVariants (candidate: unknown, limits: VariantLimits): Va
   }
   return { variants, json }
 }
+
+/** What a write does to the stored variants (their JSON text): PATCH applies operations, PUT replaces them. */
+export type VariantsRule = (storedJson: string) => ValidVariants
+
+/**
+ * PATCH: the operations applied in order to the stored variants, limits holding after every
+ * operation (the patch engine's item and byte limits are the variants' own), then the result
+ * validated as a replacement would be.
+ */
+export const patchRule = (operations: readonly PatchOperation[], limits: VariantLimits): VariantsRule => (storedJson) =>
+  validateVariants(
+    applyPatches(JSON.parse(storedJson), Buffer.byteLength(storedJson), operations, { maxItems: limits.maxVariants, maxBytes: limits.maxBytes }),
+    limits
+  )
+
+/** PUT: the variants sent, validated; what was stored does not matter. */
+export const replaceRule = (variants: unknown, limits: VariantLimits): VariantsRule => () => validateVariants(variants, limits)

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
+import type { Database } from '../db/types.js'
 import { EVENT_TYPES } from '../events/events.store.js'
 import { errorStatuses } from '../http/openapi.js'
 import { EmptyReply } from '../http/schemas.js'
@@ -31,9 +32,7 @@ const PROVIDER = {
 
 const SAVE_DESCRIPTION = `Unleash's addon shape with the provider webhook. Limits: url ${MAX_URL_LENGTH} characters (http or https, no credentials; its host must resolve to public addresses unless WEBHOOK_ALLOWED_NETWORKS lists them: a refused one is a 400 naming the rule), bodyTemplate ${MAX_TEMPLATE_LENGTH} characters of Mustache, at most ${MAX_CUSTOM_HEADERS} customHeaders. authorization and customHeaders values are secrets: never shown in reads or events.`
 
-export const addonRoutes: FastifyPluginAsyncTypebox<webhooks.WebhookContext> = async (app, ctx) => {
-  const { db } = ctx
-
+export const addonRoutes: FastifyPluginAsyncTypebox<{ db: Database } & webhooks.WebhookChecks> = async (app, { db, ...ctx }) => {
   app.get(
     '/api/admin/addons',
     {
@@ -64,7 +63,7 @@ export const addonRoutes: FastifyPluginAsyncTypebox<webhooks.WebhookContext> = a
         response: { 201: CreatedAddon },
       },
     },
-    async (request, reply) => reply.code(201).send(await webhooks.createAddon(ctx, request.body, request.token.name))
+    async (request, reply) => reply.code(201).send(await webhooks.createAddon(db, ctx, request.body, request.token.name))
   )
 
   app.get(
@@ -98,7 +97,7 @@ export const addonRoutes: FastifyPluginAsyncTypebox<webhooks.WebhookContext> = a
         response: { 200: Addon },
       },
     },
-    async (request) => webhooks.updateAddon(ctx, request.params.id, request.body, request.token.name)
+    async (request) => webhooks.updateAddon(db, ctx, request.params.id, request.body, request.token.name)
   )
 
   app.delete(
@@ -135,7 +134,7 @@ export const addonRoutes: FastifyPluginAsyncTypebox<webhooks.WebhookContext> = a
         response: { 200: RotatedSecret },
       },
     },
-    async (request) => webhooks.rotateAddonSecret(ctx, request.params.id, request.token.name)
+    async (request) => webhooks.rotateAddonSecret(db, ctx, request.params.id, request.token.name)
   )
 
   app.get(

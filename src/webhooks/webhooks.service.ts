@@ -2,7 +2,7 @@ import type { Static } from '@sinclair/typebox'
 import type { Config } from '../config.js'
 import type { Database } from '../db/types.js'
 import { invalidField, notFound } from '../errors.js'
-import { writeChange } from '../events/events.service.js'
+import { readerOf, withChange, type Writer } from '../events/events.service.js'
 import { toJsonText } from '../events/events.store.js'
 import { templateProblem } from './payload.js'
 import { generateSigningSecret } from './signing.js'
@@ -22,8 +22,8 @@ import {
   type WebhookConfig,
 } from './webhooks.store.js'
 
-export interface WebhookContext {
-  db: Database
+/** What checking a webhook's target needs: the settings, and how hosts are resolved. */
+export interface WebhookChecks {
   config: Config['webhooks']
   resolve: Resolve
 }
@@ -61,7 +61,7 @@ const scope = (list: string[] | undefined) => (list === undefined || list.includ
  * Checks a body the schema has validated further: the template parses, no custom header is
  * reserved or given twice, and the URL's host resolves to addresses webhooks may reach.
  */
-async function checkBody (ctx: WebhookContext, body: AddonBody): Promise<void> {
+async function checkBody (ctx: WebhookChecks, body: AddonBody): Promise<void> {
   const { parameters } = body
   if (parameters.bodyTemplate !== undefined) {
     const problem = templateProblem(parameters.bodyTemplate)
@@ -118,11 +118,11 @@ function configOf (body: AddonBody, stored?: StoredWebhook): WebhookConfig {
 const eventData = (webhook: StoredWebhook) => toJsonText(addonView(webhook))
 
 /** Creates a webhook (addon-config-created) and returns it with its signing secret, which reads never show. */
-export async function createAddon (ctx: WebhookContext, body: AddonBody, createdBy: string) {
+export async function createAddon (writer: Writer, ctx: WebhookChecks, body: AddonBody, createdBy: string) {
   await checkBody(ctx, body)
   const config = configOf(body)
   const signingSecret = generateSigningSecret()
-  const created = await writeChange(ctx.db, async ({ trx, record }) => {
+  const created = await withChange(writer, async ({ trx, record }) => {
     const webhook = await insertWebhook(trx, config, signingSecret)
     record({ type: 'addon-config-created', createdBy, data: eventData(webhook) })
     return webhook
@@ -141,10 +141,10 @@ export async function addon (db: Database, id: number) {
 }
 
 /** Replaces a webhook's configuration (addon-config-updated, the previous one in preData). */
-export async function updateAddon (ctx: WebhookContext, id: number, body: AddonBody, createdBy: string) {
+export async function updateAddon (writer: Writer, ctx: WebhookChecks, id: number, body: AddonBody, createdBy: string) {
   // Resolving the URL can take a while: done before the transaction, not under the row lock.
   await checkBody(ctx, body)
-  const updated = await writeChange(ctx.db, async ({ trx, record }) => {
+  const updated = await withChange(writer, async ({ trx, record }) => {
     const stored = await lockWebhook(trx, id)
     if (!stored) throw missing(id)
     const next = await updateWebhook(trx, id, configOf(body, stored))
@@ -155,8 +155,8 @@ export async function updateAddon (ctx: WebhookContext, id: number, body: AddonB
 }
 
 /** Deletes a webhook with its deliveries (addon-config-deleted). */
-export function removeAddon (db: Database, id: number, createdBy: string) {
-  return writeChange(db, async ({ trx, record }) => {
+export function removeAddon (writer: Writer, id: number, createdBy: string) {
+  return withChange(writer, async ({ trx, record }) => {
     const deleted = await deleteWebhook(trx, id)
     if (!deleted) throw missing(id)
     record({ type: 'addon-config-deleted', createdBy, preData: eventData(deleted) })
@@ -164,9 +164,9 @@ export function removeAddon (db: Database, id: number, createdBy: string) {
 }
 
 /** A new signing secret (addon-secret-rotated); the previous one also signs for WEBHOOK_SECRET_OVERLAP_MS. */
-export async function rotateAddonSecret (ctx: WebhookContext, id: number, createdBy: string) {
+export async function rotateAddonSecret (writer: Writer, ctx: WebhookChecks, id: number, createdBy: string) {
   const signingSecret = generateSigningSecret()
-  const rotated = await writeChange(ctx.db, async ({ trx, record }) => {
+  const rotated = await withChange(writer, async ({ trx, record }) => {
     const row = await rotateSecret(trx, id, signingSecret, ctx.config.secretOverlapMs)
     if (!row) throw missing(id)
     record({ type: 'addon-secret-rotated', createdBy, data: toJsonText({ id, previousSecretValidUntil: row.previous_secret_until }) })
@@ -182,8 +182,8 @@ export async function deliveries (db: Database, id: number, page: { limit: numbe
 }
 
 /** Makes a delivery due again now, with the same webhook-id (addon-delivery-redelivered). */
-export async function redeliver (db: Database, id: number, deliveryId: number, createdBy: string) {
-  await writeChange(db, async ({ trx, record }) => {
+export async function redeliver (writer: Writer, id: number, deliveryId: number, createdBy: string) {
+  await withChange(writer, async ({ trx, record }) => {
     const row = await requeueDelivery(trx, id, deliveryId)
     if (!row) {
       if (!(await lockWebhook(trx, id))) throw missing(id)
@@ -192,7 +192,7 @@ export async function redeliver (db: Database, id: number, deliveryId: number, c
     record({ type: 'addon-delivery-redelivered', createdBy, data: toJsonText({ id, deliveryId, eventId: Number(row.event_id) }) })
   })
   // The page that starts at this delivery holds it first (unless the webhook was deleted since).
-  const [delivery] = (await listDeliveries(db, id, { limit: 1, before: deliveryId + 1 })).deliveries
+  const [delivery] = (await listDeliveries(readerOf(writer), id, { limit: 1, before: deliveryId + 1 })).deliveries
   if (delivery?.id !== deliveryId) throw missing(id)
   return delivery
 }

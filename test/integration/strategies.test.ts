@@ -4,7 +4,8 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { constraintProblems, parameterProblems } from '../../src/strategies/strategy-rules.js'
+import { constraintProblems } from '../../src/constraints/constraint-rules.js'
+import { parameterProblems } from '../../src/strategies/strategy-rules.js'
 import { auth, createFeature, createToken, expectProblem, json, uniqueName, useTestApp } from '../helpers/app.js'
 import { databaseFingerprint, eventsOf } from '../helpers/state.js'
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest'
 import type { RuleError } from '../../src/errors.js'
-import type { Constraint } from '../../src/strategies/strategies.schemas.js'
-import { canonicalConstraint, constraintProblems, parameterProblems, resolveStrategy, withDefaults } from '../../src/strategies/strategy-rules.js'
+import { canonicalConstraint, constraintProblems } from '../../src/constraints/constraint-rules.js'
+import type { Constraint } from '../../src/constraints/constraints.schemas.js'
+import { parameterProblems, resolveStrategy, withDefaults } from '../../src/strategies/strategy-rules.js'
 
 const limits = { maxStrategies: 30, maxConstraints: 30, maxConstraintValues: 250, maxValueLength: 100, maxRegexLength: 1000, maxSegments: 5, maxVariants: 1000 }
 const problems = (constraints: Constraint[]) => constraintProblems(constraints, limits, '/c').map((p) => p.describe(p.at ?? ''))

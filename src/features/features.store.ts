@@ -179,3 +179,13 @@ export async function lockFeaturesByName (trx: Transaction<DB>, names: readonly 
     .execute()
   return rows.map((r) => ({ project: r.project_id, feature: r.name }))
 }
+
+/** Writes whether a feature is on in an environment; callers hold the feature-environment lock. */
+export async function setEnvironmentEnabled (trx: Transaction<DB>, ref: FeatureEnvironmentRef, enabled: boolean) {
+  await trx
+    .updateTable('feature_environments')
+    .set({ enabled })
+    .where('feature_name', '=', ref.feature)
+    .where('environment_name', '=', ref.environment)
+    .execute()
+}
