@@ -1,5 +1,5 @@
 // Production build: one bundled ESM file per entry point. Loading ~1000 module files took
-// about a second of start-up; a bundle loads in a fraction of that (see README, Benchmark).
+// about a second of start-up; a bundle loads in a fraction of that (see bench/README.md).
 import { build } from 'esbuild'
 
 await build({

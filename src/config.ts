@@ -17,7 +17,7 @@ const MiB = 1024 * 1024
 
 /**
  * Environment variables read at start-up. The names are the contract with operators
- * (docker-compose.yml and the README list them); a test checks the compose file against it.
+ * (docker-compose.yml and docs/configuration.md list them); a test checks the compose file against it.
  */
 export const EnvSchema = Type.Object({
   DATABASE_URL: Type.Optional(PostgresUrl),
@@ -253,6 +253,11 @@ const STORED_GROWTH_PER_VARIANT = 64
 /** The smallest variants byte limit under which every document a request can carry is storable. */
 const minimumVariantsBytes = (env: Env) => env.BODY_LIMIT + STORED_GROWTH_PER_VARIANT * env.MAX_VARIANTS
 
+/** The variables whose value is an integer. */
+const INTEGER_VARIABLES = new Set(
+  Object.entries(EnvSchema.properties).filter(([, schema]) => (schema as { type?: string }).type === 'integer').map(([key]) => key)
+)
+
 /** Reads and validates the environment; throws one ConfigError naming every bad variable. */
 export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
   const raw: Record<string, unknown> = {}
@@ -260,12 +265,18 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     const value = env[key]
     if (value !== undefined && value !== '') raw[key] = value
   }
+  // TypeBox converts "1e3" to 1 and "0x10" to 16; a setting that is a number must be written
+  // as one, in decimal digits, or it is refused rather than read as something else.
+  const notDecimal = Object.entries(raw)
+    .filter(([key, value]) => INTEGER_VARIABLES.has(key) && !/^[0-9]+$/.test(String(value)))
+    .map(([key, value]) => `${key}=${redactUrl(JSON.stringify(value))} is invalid (must be a whole number in decimal digits)`)
+  for (const problem of notDecimal) delete raw[problem.slice(0, problem.indexOf('='))]
   const converted = Value.Convert(EnvSchema, Value.Default(EnvSchema, { ...raw }))
-  const problems = [...Value.Errors(EnvSchema, converted)].map((e) => {
+  const problems = [...notDecimal, ...[...Value.Errors(EnvSchema, converted)].map((e) => {
     const name = e.path.slice(1)
     const value = SECRET_VARIABLES.has(name) ? '(hidden)' : redactUrl(JSON.stringify(raw[name]))
     return `${name}=${value} is invalid (${e.message.toLowerCase()})`
-  })
+  })]
   const valid = converted as Env
   if (problems.length === 0 && valid.MAX_VARIANTS_BYTES !== undefined && valid.MAX_VARIANTS_BYTES < minimumVariantsBytes(valid)) {
     problems.push(

@@ -92,6 +92,16 @@ describe('loadConfig', () => {
     )
   })
 
+  it('reads a number only when it is written as one: "1e3", "20.5", "0x10", " 20" and "-1" are refused, naming each', () => {
+    expect(loadConfig({ DATABASE_POOL_SIZE: '020' }).databasePoolSize).toBe(20)
+    for (const value of ['1e3', '20.5', '0x10', ' 20', '-1', '20abc']) {
+      expect(() => loadConfig({ DATABASE_POOL_SIZE: value }), value).toThrowError(
+        `DATABASE_POOL_SIZE=${JSON.stringify(value)} is invalid (must be a whole number in decimal digits)`
+      )
+    }
+    expect(() => loadConfig({ PORT: '80.5', BODY_LIMIT: '1e6' })).toThrowError(/PORT="80.5" is invalid.*BODY_LIMIT="1e6" is invalid|BODY_LIMIT="1e6" is invalid.*PORT="80.5" is invalid/)
+  })
+
   it('never prints a password or a secret in a configuration error', () => {
     let message = ''
     try {
