@@ -33,3 +33,10 @@ export async function dropDatabase (serverUrl: string, databaseUrl: string) {
   const name = new URL(databaseUrl).pathname.slice(1)
   await withClient(serverUrl, (c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`))
 }
+
+/** A fresh empty database (for a server that migrates its own, such as Unleash). */
+export async function createDatabase (serverUrl: string, prefix: string): Promise<string> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`
+  await withClient(serverUrl, (c) => c.query(`CREATE DATABASE ${name}`))
+  return withDatabase(serverUrl, name)
+}
