@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs'
 import { homedir } from 'node:os'
 import { join } from 'node:path'
 import { promisify } from 'node:util'
@@ -58,6 +58,8 @@ export async function ensureUnleash (log: (line: string) => void = () => {}): Pr
     ], { cwd: temporary, maxBuffer: 16 * 1024 * 1024 }).catch((error: Error & { stderr?: string }) => {
       throw new Error(`npm install of unleash-server@${UNLEASH_VERSION} failed: ${error.stderr?.trim() || error.message}`)
     })
+    // mkdtemp made it private; the installed copy is read by whoever runs the tests.
+    chmodSync(temporary, 0o755)
     try {
       renameSync(temporary, final)
     } catch (error) {
