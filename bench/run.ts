@@ -6,8 +6,9 @@
  *
  * Settings: BENCH_SECONDS (per scenario, default 10), BENCH_CONNECTIONS (the 50-feature
  * scenarios, default 20), BENCH_SIZES (the document-size series, default 2,100,400,1000),
- * BENCH_ONLY=series|features|client|frontend|cpu|webhooks (run one part). UNLEASH_URL and UNLEASH_TOKEN: also drive an
- * Unleash server with the same series, side by side.
+ * BENCH_ONLY=series|features|client|frontend|cpu|webhooks (run one part). BENCH_UNLEASH=1: also start Unleash 8.2 on
+ * the same PostgreSQL (test/helpers/unleash.ts) and drive it with the same series, side by side, its
+ * server CPU time measured as ours; or UNLEASH_URL and UNLEASH_TOKEN (an admin token) name a running one.
  *
  * PostgreSQL is found as the tests find it (TEST_DATABASE_URL, Testcontainers, local binaries).
  * Prints tables and writes them as JSON under bench/results/.
@@ -20,8 +21,10 @@ import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import autocannon from 'autocannon'
 import pg from 'pg'
-import { withClient, withDatabase } from '../test/helpers/database.js'
+import { createDatabase, dropDatabase, withClient, withDatabase } from '../test/helpers/database.js'
 import { findPostgres, freePort } from '../test/helpers/postgres.js'
+import { startUnleash } from '../test/helpers/unleash.js'
+import { UNLEASH_VERSION } from '../test/helpers/unleash-install.js'
 import { floorWrite } from './floor-transaction.mjs'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
@@ -53,6 +56,41 @@ interface Row {
 interface Target {
   base: string
   headers: Record<string, string>
+  /** The server's process, when this machine runs it (CPU time and memory from /proc). */
+  pid?: number
+}
+
+interface UnleashTarget extends Target {
+  stop(): Promise<void>
+}
+
+/** BENCH_UNLEASH=1 starts Unleash on this PostgreSQL, in a database of its own; UNLEASH_URL names a running one. */
+async function unleashTarget (serverUrl: string): Promise<UnleashTarget | undefined> {
+  if (process.env.UNLEASH_URL) {
+    const headers = { authorization: process.env.UNLEASH_TOKEN ?? '', 'content-type': 'application/json' }
+    return { base: process.env.UNLEASH_URL, headers, stop: async () => {} }
+  }
+  if (process.env.BENCH_UNLEASH !== '1') return undefined
+  const databaseUrl = await createDatabase(serverUrl, 'unleash_bench')
+  try {
+    // The same pool size as ours (DATABASE_POOL_SIZE defaults to 20; Unleash's to 4), so that
+    // the pool is not what the comparison measures.
+    const unleash = await startUnleash({ databaseUrl, keepLog: true, env: { DATABASE_POOL_MAX: '20' }, log: console.log })
+    console.log(`Unleash ${UNLEASH_VERSION} at ${unleash.url}, started in ${unleash.startupMs} ms on a fresh database (log: ${unleash.logFile})`)
+    return {
+      base: unleash.url,
+      headers: unleash.adminHeaders,
+      pid: unleash.pid,
+      stop: async () => {
+        console.log(`Unleash: RSS after the run: ${Math.round(rssMb(unleash.pid))} MB`)
+        await unleash.stop()
+        await dropDatabase(serverUrl, databaseUrl)
+      },
+    }
+  } catch (error) {
+    await dropDatabase(serverUrl, databaseUrl)
+    throw error
+  }
 }
 
 function startServer (databaseUrl: string, port: number, extraArgs: string[] = []) {
@@ -279,7 +317,7 @@ async function sizeSeries (server: Target, databaseUrl: string, pid: number, unl
             method: 'PATCH',
             path: variantsPath(unleashName),
             body: patchOne(i),
-          }))
+          }), unleash.pid)
         )
       } catch (error) {
         console.log(`Unleash, ${size} variants: ${(error as Error).message.slice(0, 200)}`)
@@ -534,10 +572,9 @@ async function main () {
   const databaseUrl = withDatabase(postgres.url, dbName)
   const port = await freePort()
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir=bench/results'] : []
-  const unleash = process.env.UNLEASH_URL
-    ? { base: process.env.UNLEASH_URL, headers: { authorization: process.env.UNLEASH_TOKEN ?? '', 'content-type': 'application/json' } }
-    : undefined
+  let unleash: UnleashTarget | undefined
   try {
+    unleash = await unleashTarget(postgres.url)
     // The first start migrates; the second measures start-up to ready on a migrated database.
     const first = startServer(databaseUrl, port)
     await waitReady(port, first.started, first.child)
@@ -558,7 +595,7 @@ async function main () {
     const client = part('client') ? await clientScenarios(target, pid) : []
     if (client.length > 0 && unleash) {
       try {
-        client.push(...(await clientScenarios(unleash, undefined, 'Unleash: ')))
+        client.push(...(await clientScenarios(unleash, unleash.pid, 'Unleash: ')))
       } catch (error) {
         console.log(`Unleash, client API: ${(error as Error).message.slice(0, 200)}`)
       }
@@ -567,7 +604,7 @@ async function main () {
     const frontend = part('frontend') ? await frontendScenarios(target, pid) : []
     if (frontend.length > 0 && unleash) {
       try {
-        frontend.push(...(await frontendScenarios(unleash, undefined, 'Unleash: ')))
+        frontend.push(...(await frontendScenarios(unleash, unleash.pid, 'Unleash: ')))
       } catch (error) {
         console.log(`Unleash, frontend API: ${(error as Error).message.slice(0, 200)}`)
       }
@@ -583,6 +620,7 @@ async function main () {
     writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, startupMs, cpu, series, features, client, frontend, webhooks }, null, 2))
     console.log(`written to ${file}`)
   } finally {
+    await unleash?.stop()
     await withClient(postgres.url, (c) => c.query(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`))
     await postgres.stop()
   }
