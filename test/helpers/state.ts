@@ -68,6 +68,11 @@ const TABLES = [
   'webhooks',
   'webhook_deliveries',
   'webhook_attempts',
+  'users',
+  'project_roles',
+  'sessions',
+  'personal_access_tokens',
+  'login_failures',
 ] as const
 
 /**
