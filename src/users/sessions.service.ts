@@ -1,18 +1,15 @@
-import { hash, randomBytes } from 'node:crypto'
+import { randomBytes } from 'node:crypto'
 import type { Database } from '../db/types.js'
 import { ApiError } from '../errors.js'
 import { accountKey, addressKey } from './login-limits.js'
 import { countAttempt, deleteOldFailures, forgiveAttempt } from './login-limits.store.js'
 import { authorName, type Person } from './roles.js'
-import { deleteExpiredSessions, deleteSession, findSession, insertSession, touchSession, trimSessions } from './sessions.store.js'
+import { deleteExpiredSessions, deleteSession, findSession, insertSession, sessionHash, touchSession, trimSessions } from './sessions.store.js'
 import { type PeopleContext, tooManyAttempts, userInfo } from './users.service.js'
 import { findUser, findLogin, markSeen, setPasswordHash } from './users.store.js'
 
 /** A user keeps at most this many sessions; a new login ends the oldest beyond it. */
 export const MAX_SESSIONS_PER_USER = 10
-
-/** Only a SHA-256 of a session id is stored. */
-export const sessionHash = (id: string) => hash('sha256', id, 'hex')
 
 /** How often a session's last use is written: idle expiry is counted to this. */
 export const touchInterval = (idleMs: number) => Math.min(60_000, Math.floor(idleMs / 4))

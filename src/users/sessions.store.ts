@@ -1,7 +1,11 @@
+import { hash } from 'node:crypto'
 import { sql, type Transaction } from 'kysely'
 import type { DB, Queryable } from '../db/types.js'
 import type { Person } from './roles.js'
 import { projectRolesOf, toPerson } from './users.store.js'
+
+/** Only a SHA-256 of a session id is stored. */
+export const sessionHash = (id: string) => hash('sha256', id, 'hex')
 
 /** `ms` milliseconds as a PostgreSQL interval, bound as a number. */
 const millis = (ms: number) => sql<string>`(${ms} * interval '1 millisecond')`

@@ -7,7 +7,7 @@ import { countAttempt, forgiveAttempt } from './login-limits.store.js'
 import type { PasswordHasher } from './password-hash.js'
 import { checkPassword } from './passwords.js'
 import { type Person, ROLE_IDS, ROLES, roleById, roleByName } from './roles.js'
-import { deleteSessionsOf } from './sessions.store.js'
+import { deleteSessionsOf, sessionHash } from './sessions.store.js'
 import {
   anyUserExists,
   deleteProjectRole,
@@ -144,7 +144,7 @@ export async function setPassword (ctx: PeopleContext, id: number, password: str
   await writeChange(ctx.db, async ({ trx, record }) => {
     const current = await lockUser(trx, id)
     await setPasswordHash(trx, id, hash)
-    await deleteSessionsOf(trx, id, keepSession)
+    await deleteSessionsOf(trx, id, keepSession === undefined ? undefined : sessionHash(keepSession))
     record({ type: 'user-updated', createdBy: author, data: toJsonText({ ...JSON.parse(auditOf(current)), passwordChanged: true }) })
   })
 }

@@ -46,7 +46,7 @@ const toUser = (row: UserRow): User => ({
 export const projectRolesOf = (eb: ExpressionBuilder<DB, 'users'>) =>
   eb
     .selectFrom('project_roles')
-    .select(sql<Record<string, ProjectRoleName>>`coalesce(json_object_agg(project_roles.project_id, project_roles.role), '{}')`.as('roles'))
+    .select(sql<Record<string, ProjectRoleName>>`coalesce(jsonb_object_agg(project_roles.project_id, project_roles.role), '{}'::jsonb)`.as('roles'))
     .whereRef('project_roles.user_id', '=', 'users.id')
     .as('project_roles')
 
