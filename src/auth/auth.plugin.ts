@@ -225,7 +225,8 @@ export const authPlugin = fp<{ tokens: TokenCache; people: Pick<PeopleContext, '
       }
       const secret = secretFromHeader(request.headers.authorization)
       if (secret === undefined) {
-        const sessionId = admitsPeople(access) ? sessionIdFromCookie(request.headers.cookie) : undefined
+        // On the client and frontend APIs too: a person there is refused with 403, as a role refusal.
+        const sessionId = sessionIdFromCookie(request.headers.cookie)
         if (sessionId === undefined) return done(noCredentials(access))
         sessionPerson(people, sessionId).then((person) => {
           if (!person) {
