@@ -148,7 +148,7 @@ describe('cross-site requests riding the session cookie', () => {
   it('refuses a write from another site (Origin, or Sec-Fetch-Site cross-site or same-site), JSON or form, and stores nothing', async () => {
     const { browser } = await signedIn(t, base, 'Editor')
     const before = await databaseFingerprint(t.database.db)
-    for (const headers of [
+    for (const headers of <Record<string, string>[]>[
       { origin: 'https://evil.example' },
       { origin: 'null' },
       { origin: 'http://127.0.0.1.evil.example' },

@@ -247,6 +247,6 @@ describe('the role table', () => {
     expect((await admin.browser.json('POST', '/api/frontend', {})).status).toBe(403)
     const res = await t.app.inject({ method: 'GET', url: '/api/admin/user-admin', headers: auth() })
     expect(res.statusCode).toBe(200)
-    expectProblem(await t.app.inject({ method: 'GET', url: '/api/admin/user' , headers: auth() }), 403, 'PermissionError')
+    expectProblem(await t.app.inject({ method: 'GET', url: '/api/admin/user', headers: auth() }), 403, 'PermissionError')
   })
 })
