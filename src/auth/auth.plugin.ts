@@ -8,7 +8,7 @@ import { authorName, type Person, personMay, refusal, type RouteRole } from '../
 import { sessionPerson } from '../users/sessions.service.js'
 import type { PeopleContext } from '../users/users.service.js'
 import { isCrossSite } from './csrf.js'
-import { clearedSessionCookie, sessionIdFromCookie } from './session-cookie.js'
+import { clearedSessionCookie, sessionIdFromCookie } from '../users/session-cookie.js'
 import { ALL, coversEnvironment, coversProject, isAdmin, type TokenScope } from '../access/scope.js'
 import { hashSecret, secretFromHeader } from './tokens.js'
 import { type ApiToken, findTokenBySecret } from './tokens.store.js'

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import { clearedSessionCookie, sessionCookie, sessionIdFromCookie } from '../auth/session-cookie.js'
+import { clearedSessionCookie, sessionCookie, sessionIdFromCookie } from './session-cookie.js'
 import { responseHeader } from '../http/schemas.js'
 import { login, logout } from './sessions.service.js'
 import type { PeopleContext } from './users.service.js'

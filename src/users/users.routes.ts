@@ -56,12 +56,12 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox<{ people: PeopleContext 
   app.post(
     '/api/admin/user-admin/validate-password',
     {
-      config: { access: 'token', role: 'viewer' },
+      config: { access: 'person' },
       schema: {
         tags: TAGS,
         operationId: 'validateUserPassword',
         summary: 'Check a password against the password rules',
-        description: '200 when the password may be used; 400 naming the rule it breaks (at least 10 characters, not a common password). Stores nothing.',
+        description: '200 when the password may be used; 400 naming the rule it breaks (at least 10 characters, not a common password). Stores nothing. For people (a session or a personal access token); an API token gets 403.',
         body: AdminPassword,
         errors: errorStatuses(400, 403, 413, 415),
         response: { 200: EmptyReply },

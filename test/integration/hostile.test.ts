@@ -121,7 +121,7 @@ describe('authentication is decided by the matched route, however the target is 
     }
     expect(requests).toBeGreaterThan(3000)
     expect(await databaseFingerprint(t.database.db)).toEqual(before)
-  })
+  }, 120_000)
 
   it('a token scoped to another project: never more than the plain request gets, nothing written', async () => {
     const scoped = await createToken(t.app, { projects: ['other'], environments: ['production'] })

@@ -81,7 +81,7 @@ const TABLE: Record<string, Need> = {
   'GET /api/admin/user-admin': 'admin',
   'POST /api/admin/user-admin': 'admin',
   'GET /api/admin/user-admin/search': 'admin',
-  'POST /api/admin/user-admin/validate-password': 'viewer',
+  'POST /api/admin/user-admin/validate-password': 'self',
   'GET /api/admin/user-admin/:id': 'admin',
   'PUT /api/admin/user-admin/:id': 'admin',
   'DELETE /api/admin/user-admin/:id': 'admin',

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { isCrossSite } from '../../src/auth/csrf.js'
-import { sessionIdFromCookie } from '../../src/auth/session-cookie.js'
+import { sessionIdFromCookie } from '../../src/users/session-cookie.js'
 import { accountKey, addressKey } from '../../src/users/login-limits.js'
 import { PasswordHasher } from '../../src/users/password-hash.js'
 import { passwordProblem } from '../../src/users/passwords.js'
