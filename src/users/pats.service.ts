@@ -1,7 +1,7 @@
 import { hash, randomBytes } from 'node:crypto'
 import type { Database } from '../db/types.js'
 import { badData, notFound } from '../errors.js'
-import { writeChange } from '../events/events.service.js'
+import { withChange, writeChange, type Writer } from '../events/events.service.js'
 import { type Author, toJsonText } from '../events/events.store.js'
 import type { Person } from './roles.js'
 import { countPats, deletePat, findPatOwner, insertPat, listPats, type PersonalAccessToken, touchPat } from './pats.store.js'
@@ -42,8 +42,8 @@ export async function createPat (db: Database, person: Person, body: { descripti
 }
 
 /** Deletes one of the person's tokens (pat-deleted); 404 when they have none with that id. */
-export function removePat (db: Database, person: Person, id: number, author: Author) {
-  return writeChange(db, async ({ trx, record }) => {
+export function removePat (writer: Writer, person: Person, id: number, author: Author) {
+  return withChange(writer, async ({ trx, record }) => {
     const deleted = await deletePat(trx, id, person.id)
     if (!deleted) throw notFound(`You have no personal access token ${id}`)
     record({ type: 'pat-deleted', createdBy: author, preData: auditOf(deleted) })

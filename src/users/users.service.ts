@@ -1,6 +1,6 @@
 import type { Database, RootRoleName } from '../db/types.js'
 import { ApiError, badData, notFound } from '../errors.js'
-import { writeChange } from '../events/events.service.js'
+import { withChange, writeChange, type Writer } from '../events/events.service.js'
 import { type Author, toJsonText } from '../events/events.store.js'
 import { userKey } from './login-limits.js'
 import { countAttempt, forgiveAttempt } from './login-limits.store.js'
@@ -111,9 +111,9 @@ async function keepAnAdmin (trx: Parameters<typeof lockAdmins>[0], user: User) {
 }
 
 /** Changes a user's email, name or root role (user-updated); the last Admin keeps the role. */
-export function updateUser (db: Database, id: number, body: { email?: string; name?: string; rootRole?: number | string }, author: Author) {
+export function updateUser (writer: Writer, id: number, body: { email?: string; name?: string; rootRole?: number | string }, author: Author) {
   const rootRole = body.rootRole === undefined ? undefined : rootRoleOf(body.rootRole)
-  return writeChange(db, async ({ trx, record }) => {
+  return withChange(writer, async ({ trx, record }) => {
     const current = await lockUser(trx, id)
     if (rootRole !== undefined && rootRole !== current.rootRole) await keepAnAdmin(trx, current)
     const updated = await updateUserRow(trx, id, { email: body.email, name: body.name, rootRole })
@@ -124,8 +124,8 @@ export function updateUser (db: Database, id: number, body: { email?: string; na
 }
 
 /** Deletes a user (user-deleted): their sessions and personal access tokens end with them. */
-export function removeUser (db: Database, id: number, author: Author) {
-  return writeChange(db, async ({ trx, record }) => {
+export function removeUser (writer: Writer, id: number, author: Author) {
+  return withChange(writer, async ({ trx, record }) => {
     const current = await lockUser(trx, id)
     await keepAnAdmin(trx, current)
     await deleteUser(trx, id)
@@ -193,7 +193,7 @@ export async function projectAccess (db: Database, project: string) {
  * project-access-user-roles-updated when that changes anything. 404 for an unknown project or
  * user; 400 for a role that is not a project role.
  */
-export function setProjectRoles (db: Database, project: string, userId: number, roles: number[], author: Author) {
+export function setProjectRoles (writer: Writer, project: string, userId: number, roles: number[], author: Author) {
   const wanted = roles.map((id) => {
     const role = roleById(id)
     if (!role || role.type !== 'project') {
@@ -201,7 +201,7 @@ export function setProjectRoles (db: Database, project: string, userId: number, 
     }
     return role
   })
-  return writeChange(db, async ({ trx, record }) => {
+  return withChange(writer, async ({ trx, record }) => {
     if (!(await projectExists(trx, project))) throw notFound(`Project ${project} does not exist`)
     await lockUser(trx, userId)
     const before = await findProjectRole(trx, userId, project)
@@ -220,8 +220,8 @@ export function setProjectRoles (db: Database, project: string, userId: number, 
 }
 
 /** Removes a user's role in a project (project-access-user-roles-deleted); 404 when they have none. */
-export function removeProjectRoles (db: Database, project: string, userId: number, author: Author) {
-  return writeChange(db, async ({ trx, record }) => {
+export function removeProjectRoles (writer: Writer, project: string, userId: number, author: Author) {
+  return withChange(writer, async ({ trx, record }) => {
     const before = await findProjectRole(trx, userId, project)
     if (before === undefined || !(await deleteProjectRole(trx, userId, project))) {
       throw notFound(`User ${userId} has no role in project ${project}`)
