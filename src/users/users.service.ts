@@ -101,11 +101,14 @@ export async function createUser (ctx: PeopleContext, body: NewUserBody, author:
   })
 }
 
-/** 400 when a change would leave no Admin: the last one may be neither demoted nor deleted. */
-async function keepAnAdmin (trx: Parameters<typeof lockAdmins>[0], user: User) {
-  if (user.rootRole !== 'Admin') return
-  const admins = await lockAdmins(trx)
-  if (admins.length <= 1) {
+/**
+ * 400 when a change would leave no Admin: the last one may be neither demoted nor deleted.
+ * `admins` are the Admins' ids, locked (lockAdmins) before the user was: every such change
+ * takes the locks in one order (the Admins by id, then its user), so two of them (each
+ * demoting the other) queue instead of deadlocking, and the second sees the first's result.
+ */
+function keepAnAdmin (admins: number[], user: User) {
+  if (user.rootRole === 'Admin' && admins.length <= 1) {
     throw badData(`User ${user.id} is the last Admin: make another user Admin first`)
   }
 }
@@ -114,8 +117,9 @@ async function keepAnAdmin (trx: Parameters<typeof lockAdmins>[0], user: User) {
 export function updateUser (writer: Writer, id: number, body: { email?: string; name?: string; rootRole?: number | string }, author: Author) {
   const rootRole = body.rootRole === undefined ? undefined : rootRoleOf(body.rootRole)
   return withChange(writer, async ({ trx, record }) => {
+    const admins = rootRole === undefined ? [] : await lockAdmins(trx)
     const current = await lockUser(trx, id)
-    if (rootRole !== undefined && rootRole !== current.rootRole) await keepAnAdmin(trx, current)
+    if (rootRole !== undefined && rootRole !== current.rootRole) keepAnAdmin(admins, current)
     const updated = await updateUserRow(trx, id, { email: body.email, name: body.name, rootRole })
     const [before, after] = [auditOf(current), auditOf(updated)]
     if (before !== after) record({ type: 'user-updated', createdBy: author, data: after, preData: before })
@@ -126,8 +130,9 @@ export function updateUser (writer: Writer, id: number, body: { email?: string; 
 /** Deletes a user (user-deleted): their sessions and personal access tokens end with them. */
 export function removeUser (writer: Writer, id: number, author: Author) {
   return withChange(writer, async ({ trx, record }) => {
+    const admins = await lockAdmins(trx)
     const current = await lockUser(trx, id)
-    await keepAnAdmin(trx, current)
+    keepAnAdmin(admins, current)
     await deleteUser(trx, id)
     record({ type: 'user-deleted', createdBy: author, preData: auditOf(current) })
   })
