@@ -14,8 +14,9 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
 const quiet = { info () {}, warn () {} }
 
 async function start () {
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', INIT_ADMIN_API_TOKENS: 'embedded-admin' })
-  const database = await openDatabase(config, quiet)
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', INIT_ADMIN_API_TOKENS: 'embedded-admin', PASSWORD_HASH_COST: '12' })
+  // The first start prints the generated admin password: not into the test's output.
+  const database = await openDatabase(config, quiet, () => {})
   const app = await buildApp(config, { database })
   return {
     app,
