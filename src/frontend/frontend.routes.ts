@@ -11,7 +11,7 @@ import { errorStatuses } from '../http/openapi.js'
 import { EmptyReply, responseHeader } from '../http/schemas.js'
 import { frontendContext } from './context.js'
 import { FrontendBody, FrontendQuery, FrontendRegistration, FrontendToggles } from './frontend.schemas.js'
-import { type Engines, frontendToggles } from './frontend.service.js'
+import { type Answer, type Engines, frontendToggles } from './frontend.service.js'
 
 interface Options {
   db: Database
@@ -22,7 +22,7 @@ interface Options {
 }
 
 const TOGGLES_DESCRIPTION =
-  "As Unleash's frontend API: the features of the frontend token's environment and projects that are on for the context, each with the variant the official Node SDK (embedded as the evaluation engine) picks for it; features that are off are left out. The engine is rebuilt when the state version moves: a change is evaluated within CLIENT_STATE_CACHE_MS. Needs a frontend token (client and admin tokens are 403). CORS: FRONTEND_ALLOWED_ORIGINS may read the answer and its ETag (OPTIONS answers the preflight without a token)."
+  "As Unleash's frontend API: the features of the frontend token's environment and projects that are on for the context, each with the variant the official Node SDK (unleash-client) picks for it, computed by an evaluator compiled once per state version; features that are off are left out. A change is evaluated within CLIENT_STATE_CACHE_MS. The ETag is a hash of what the answer says, so that an answer unchanged by a change elsewhere keeps its tag. Needs a frontend token (client and admin tokens are 403). CORS: FRONTEND_ALLOWED_ORIGINS may read the answer and its ETag (OPTIONS answers the preflight without a token)."
 
 const togglesResponse = {
   200: { ...FrontendToggles, headers: { etag: responseHeader('A hash of this answer', true) } },
@@ -32,11 +32,11 @@ export const frontendRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
   const { preflight } = cors(app, origins)
   const rate = new UsageRate(ratePerMinute)
 
-  const answer = async (reply: FastifyReply, toggles: { json: string; etag: string }, ifNoneMatch?: string) => {
+  const answer = async (reply: FastifyReply, toggles: Answer, ifNoneMatch?: string) => {
     reply.header('etag', toggles.etag)
     reply.header('cache-control', 'no-cache')
     if (ifNoneMatch !== undefined && notModified(ifNoneMatch, toggles.etag)) return reply.code(304).send()
-    return reply.type('application/json; charset=utf-8').send(toggles.json)
+    return reply.type('application/json; charset=utf-8').send(toggles.body())
   }
 
   app.get(
