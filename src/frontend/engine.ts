@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto'
+import { LRUCache } from 'lru-cache'
 import {
   type CompiledFeature,
   compileFeatures,
@@ -154,5 +155,61 @@ export class Engine {
     const outcome = this.#static[i] ?? this.features[i]!.outcome(new Evaluation(context))
     const kept = this.#ofrepOne[i]!
     return (kept[outcome] ??= Buffer.from(ofrepJson(this.features[i]!, outcome)))
+  }
+}
+
+/** Answers kept per context: at most this many, and this many bytes (keys included). */
+export const ANSWER_CACHE_ENTRIES = 20_000
+export const ANSWER_CACHE_BYTES = 32 * 1024 * 1024
+/** A context whose text is longer than this is evaluated every time and never kept. */
+const MAX_KEY_LENGTH = 2048
+
+/** An answer kept for a context, with its tags once computed. */
+export interface Kept {
+  outcomes: Outcomes['values']
+  frontendEtag?: string
+  ofrepEtag?: string
+}
+
+/**
+ * Answers kept per (engine, context) when the context determines them (no randomness, no
+ * clock), least recently used first out, bounded in entries and bytes: a poll with a context
+ * already answered costs no evaluation, and one with its ETag no assembly either. The key is
+ * the whole context the engine reads, so nothing it could read is left out.
+ */
+export class AnswerCache {
+  readonly #answers: LRUCache<string, Kept>
+
+  constructor (entries = ANSWER_CACHE_ENTRIES, bytes = ANSWER_CACHE_BYTES) {
+    this.#answers = new LRUCache<string, Kept>({
+      max: entries,
+      maxSize: bytes,
+      sizeCalculation: (kept, key) => key.length * 2 + kept.outcomes.byteLength + 200,
+    })
+  }
+
+  /** The outcomes for a context, kept or evaluated (and kept when the context determines them). */
+  outcomes (engine: Engine, context: EvaluationContext): Kept {
+    if (engine.dynamic.length === 0) return this.#answers.get(`${engine.id}`) ?? this.#keep(`${engine.id}`, { outcomes: engine.evaluate(context).values })
+    const text = JSON.stringify(context)
+    const key = text.length <= MAX_KEY_LENGTH ? `${engine.id}\n${text}` : undefined
+    const kept = key === undefined ? undefined : this.#answers.get(key)
+    if (kept !== undefined) return kept
+    const evaluated = engine.evaluate(context)
+    const fresh = { outcomes: evaluated.values }
+    return key !== undefined && evaluated.cacheable ? this.#keep(key, fresh) : fresh
+  }
+
+  get size () {
+    return this.#answers.size
+  }
+
+  #keep (key: string, kept: Kept): Kept {
+    this.#answers.set(key, kept)
+    return kept
+  }
+
+  clear () {
+    this.#answers.clear()
   }
 }

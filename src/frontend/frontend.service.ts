@@ -1,25 +1,11 @@
 import { createHash } from 'node:crypto'
-import { LRUCache } from 'lru-cache'
 import type { TokenScope } from '../access/scope.js'
 import type { ClientState } from '../client/client-state.js'
 import { clientFeatures } from '../client/client.service.js'
 import type { Database } from '../db/types.js'
 import type { FrontendContext } from './context.js'
-import { Engine, type Outcomes } from './engine.js'
+import { AnswerCache, Engine } from './engine.js'
 import { type EvaluationContext, STATIC_CONTEXT } from './evaluator.js'
-
-/** Answers kept per context: at most this many, and this many bytes (keys included). */
-export const ANSWER_CACHE_ENTRIES = 20_000
-export const ANSWER_CACHE_BYTES = 32 * 1024 * 1024
-/** A context whose text is longer than this is evaluated every time and never kept. */
-const MAX_KEY_LENGTH = 2048
-
-/** An answer kept for a context, with its tags once computed. */
-interface Kept {
-  outcomes: Outcomes['values']
-  frontendEtag?: string
-  ofrepEtag?: string
-}
 
 interface Entry {
   version: string
@@ -34,18 +20,10 @@ interface Entry {
  * evaluated within it). When the version moves, the answer is read again; an engine whose
  * features did not change is kept, with the answers kept for it. At most `max` engines; the
  * least recently used goes first. Concurrent requests share a build.
- *
- * Answers are kept per (engine, context) when the context determines them (no randomness, no
- * clock), bounded by ANSWER_CACHE_ENTRIES and ANSWER_CACHE_BYTES: a poll with a context already
- * answered costs no evaluation, and one with its ETag no assembly either.
  */
 export class Engines {
   readonly #entries = new Map<string, Entry>()
-  readonly #answers = new LRUCache<string, Kept>({
-    max: ANSWER_CACHE_ENTRIES,
-    maxSize: ANSWER_CACHE_BYTES,
-    sizeCalculation: (kept, key) => key.length * 2 + kept.outcomes.byteLength + 200,
-  })
+  readonly answers = new AnswerCache()
 
   constructor (
     private readonly db: Database,
@@ -86,26 +64,9 @@ export class Engines {
     return { engine, definitions }
   }
 
-  /** The outcomes for a context, kept or evaluated (and kept when the context determines them). */
-  outcomes (engine: Engine, context: EvaluationContext): Kept {
-    if (engine.dynamic.length === 0) return (this.#answers.get(`${engine.id}`) ?? this.#keep(`${engine.id}`, { outcomes: engine.evaluate(context).values }))
-    const text = JSON.stringify(context)
-    const key = text.length <= MAX_KEY_LENGTH ? `${engine.id}\n${text}` : undefined
-    const kept = key === undefined ? undefined : this.#answers.get(key)
-    if (kept !== undefined) return kept
-    const evaluated = engine.evaluate(context)
-    const fresh = { outcomes: evaluated.values }
-    return key !== undefined && evaluated.cacheable ? this.#keep(key, fresh) : fresh
-  }
-
-  #keep (key: string, kept: Kept): Kept {
-    this.#answers.set(key, kept)
-    return kept
-  }
-
   destroy () {
     this.#entries.clear()
-    this.#answers.clear()
+    this.answers.clear()
   }
 }
 
@@ -121,7 +82,7 @@ export interface Answer {
 /** The features of the token's environment and projects that are on for the context, with their variants. */
 export async function frontendToggles (engines: Engines, token: TokenScope, context: FrontendContext): Promise<Answer> {
   const engine = await engines.for(token)
-  const kept = engines.outcomes(engine, evaluationContext(context))
+  const kept = engines.answers.outcomes(engine, evaluationContext(context))
   kept.frontendEtag ??= engine.etag(engine.frontend, kept.outcomes)
   return { etag: kept.frontendEtag, body: () => engine.body(engine.frontend, kept.outcomes) }
 }
@@ -129,7 +90,7 @@ export async function frontendToggles (engines: Engines, token: TokenScope, cont
 /** Every flag the token can see, as OFREP's bulk answer. */
 export async function ofrepFlags (engines: Engines, token: TokenScope, context: FrontendContext): Promise<Answer> {
   const engine = await engines.for(token)
-  const kept = engines.outcomes(engine, evaluationContext(context))
+  const kept = engines.answers.outcomes(engine, evaluationContext(context))
   kept.ofrepEtag ??= engine.etag(engine.ofrep, kept.outcomes)
   return { etag: kept.ofrepEtag, body: () => engine.body(engine.ofrep, kept.outcomes) }
 }
