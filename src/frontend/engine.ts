@@ -60,6 +60,7 @@ export class Engine {
   readonly #byName: Map<string, number>
   readonly #static: (Outcome | undefined)[]
   readonly #wide: boolean
+  readonly #evaluators: ((e: Evaluation) => Outcome)[]
   readonly frontend: Layout
   readonly ofrep: Layout
   /** Single-flag OFREP answers, by feature and outcome, made on first use. */
@@ -70,6 +71,7 @@ export class Engine {
     this.#byName = new Map(this.features.map((f, i) => [f.name, i]))
     this.#static = this.features.map(staticOutcome)
     this.dynamic = this.features.flatMap((_, i) => (this.#static[i] === undefined ? [i] : []))
+    this.#evaluators = this.dynamic.map((i) => this.features[i]!.outcome)
     this.#wide = this.features.some((f) => f.choices.length + 2 > 0xffff)
     this.#ofrepOne = this.features.map(() => [])
     const descriptors = JSON.stringify(this.features.map((f, i) => [f.name, f.project, f.impressionData, f.choices, this.#static[i] ?? -1]))
@@ -109,7 +111,8 @@ export class Engine {
   evaluate (context: EvaluationContext): Outcomes {
     const values = this.#wide ? new Uint32Array(this.dynamic.length) : new Uint16Array(this.dynamic.length)
     const e = new Evaluation(context)
-    for (let d = 0; d < this.dynamic.length; d++) values[d] = this.features[this.dynamic[d]!]!.outcome(e)
+    const evaluators = this.#evaluators
+    for (let d = 0; d < evaluators.length; d++) values[d] = evaluators[d]!(e)
     return { values, cacheable: !e.drew }
   }
 

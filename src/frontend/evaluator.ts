@@ -6,7 +6,7 @@ import type { ClientFeature, ClientSegment } from '../client/client.schemas.js'
 import type { Variant } from '../variants/variants.schemas.js'
 
 type Payload = NonNullable<Variant['payload']>
-import { strategyBucket, variantTarget } from './murmur.js'
+import { bucketIn, murmurAfter, rolloutGroup, strategyBucket, variantGroup } from './murmur.js'
 
 /**
  * The compiled evaluator: the client API's answer for one environment and project set, turned
@@ -242,7 +242,9 @@ function compileStrategyRule (name: string, parameters: Record<string, string>):
       const stickiness = parameters.stickiness || 'default'
       if (!(percentage > 0)) return never
       const given = parameters.groupId
-      const groupId = (e: Evaluation) => given || (e.context.featureToggle as string | undefined) || ''
+      // Without a groupId, the SDK falls back to the context's featureToggle field.
+      const group = given ? rolloutGroup(given) : undefined
+      const bucket = (id: string, e: Evaluation) => (group !== undefined ? bucketIn(group, id) : strategyBucket(id, `${(e.context.featureToggle as string | undefined) || ''}`))
       // At 100 % a stickiness that always yields an id is on for everyone.
       if (percentage >= 100 && (stickiness === 'default' || stickiness === 'random')) return always
       const randomId = (e: Evaluation) => `${Math.round(e.random() * 10000) + 1}`
@@ -255,18 +257,18 @@ function compileStrategyRule (name: string, parameters: Record<string, string>):
       return (e) => {
         const stickinessId = id(e)
         if (!stickinessId) return false
-        return strategyBucket(`${stickinessId}`, groupId(e)) <= percentage
+        return bucket(`${stickinessId}`, e) <= percentage
       }
     }
     case 'gradualRolloutUserId':
     case 'gradualRolloutSessionId': {
       const field = name === 'gradualRolloutUserId' ? 'userId' : 'sessionId'
       const percentage = Number(parameters.percentage)
-      const groupId = parameters.groupId || ''
+      const group = rolloutGroup(parameters.groupId || '')
       if (!(percentage > 0)) return never
       return (e) => {
         const id = e.context[field]
-        return Boolean(id) && strategyBucket(`${id as string}`, groupId) <= percentage
+        return Boolean(id) && bucketIn(group, `${id as string}`) <= percentage
       }
     }
     case 'gradualRolloutRandom': {
@@ -347,8 +349,9 @@ function compileSelect (groupId: string, stickiness: string | undefined, variant
     return () => only
   }
   const seed = seedOf(stickiness ?? 'default')
+  const group = variantGroup(groupId)
   const pick = (e: Evaluation) => {
-    const target = variantTarget(seed(e), groupId, total)
+    const target = (murmurAfter(group, seed(e)) % total) + 1
     let counter = 0
     for (const i of positive) {
       counter += weights[i]!

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest'
 import type { ClientFeature } from '../../src/client/client.schemas.js'
 import { frontendContext, ofrepContext } from '../../src/frontend/context.js'
 import { compileFeatures, staticOutcome, type VariantAnswer } from '../../src/frontend/evaluator.js'
-import { murmur32 } from '../../src/frontend/murmur.js'
+import { murmur32, murmurAfter, prefixOf } from '../../src/frontend/murmur.js'
 import { ofrepResult } from '../../src/frontend/ofrep.js'
 
 describe('frontendContext', () => {
@@ -87,9 +87,18 @@ describe('murmur32', () => {
       fc.property(fc.string({ unit: 'binary', maxLength: 40 }), fc.constantFrom(0, 86028157, 1), (key, seed) => {
         expect(murmur32(key, seed)).toBe(murmurHash3.x86.hash32(key, seed))
       }),
-      { numRuns: 5000 }
+      { numRuns: 2000 }
     )
-  })
+  }, 30_000)
+
+  it('from a prefix\'s state, is the hash of prefix + rest', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 12 }), fc.constantFrom(0, 86028157), (prefix, rest, seed) => {
+        expect(murmurAfter(prefixOf(prefix, seed), rest)).toBe(murmurHash3.x86.hash32(prefix + rest, seed))
+      }),
+      { numRuns: 2000 }
+    )
+  }, 30_000)
 })
 
 describe('staticOutcome: which features are answered once for everyone', () => {
