@@ -6,7 +6,7 @@ import { ClientMetrics } from '../client/usage.schemas.js'
 import { recordMetrics, type UsageLimits } from '../client/usage.service.js'
 import type { Database } from '../db/types.js'
 import { cors } from '../http/cors.js'
-import { notModified } from '../http/etag.js'
+import { replyConditionally } from '../http/conditional.js'
 import { errorStatuses } from '../http/openapi.js'
 import { EmptyReply, responseHeader } from '../http/schemas.js'
 import { frontendContext } from './context.js'
@@ -33,10 +33,8 @@ export const frontendRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
   const rate = new UsageRate(ratePerMinute)
 
   const answer = async (reply: FastifyReply, toggles: Answer, ifNoneMatch?: string) => {
-    reply.header('etag', toggles.etag)
     reply.header('cache-control', 'no-cache')
-    if (ifNoneMatch !== undefined && notModified(ifNoneMatch, toggles.etag)) return reply.code(304).send()
-    return reply.type('application/json; charset=utf-8').send(toggles.body())
+    return replyConditionally(reply, ifNoneMatch, toggles.etag, toggles.body)
   }
 
   app.get(

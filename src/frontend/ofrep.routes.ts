@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { cors } from '../http/cors.js'
 import { sendError, toApiError } from '../http/error-handler.js'
-import { notModified } from '../http/etag.js'
+import { replyConditionally } from '../http/conditional.js'
 import { errorStatuses } from '../http/openapi.js'
 import { responseHeader } from '../http/schemas.js'
 import { ofrepContext } from './context.js'
@@ -86,10 +86,7 @@ export const ofrepRoutes: FastifyPluginAsyncTypebox<{ engines: Engines; origins:
       const context = ofrepContext(request.body.context, request.ip)
       if (typeof context === 'string') return reply.code(400).send({ errorCode: 'INVALID_CONTEXT' as const, errorDetails: context })
       const answer = await ofrepFlags(engines, request.token, context)
-      reply.header('etag', answer.etag)
-      const held = request.headers['if-none-match']
-      if (held !== undefined && notModified(held, answer.etag)) return reply.code(304).send()
-      return sendJson(reply, answer.body())
+      return replyConditionally(reply, request.headers['if-none-match'], answer.etag, answer.body)
     }
   )
 
