@@ -440,7 +440,9 @@ const userQuery = (i: number) => `userId=user-${i % USERS}&age=${i % 90}`
  * The frontend API as browser apps call it, and OFREP's bulk evaluation as OpenFeature web
  * providers do: `count` flags of the realistic mix switched on in one project, a frontend token
  * for it, 50 connections. Polls of one user sending the ETag they hold (304); polls of 10,000
- * different users (each answered in full); OFREP bulk for 10,000 users. Unleash's paths are the
+ * different users, in turn (each answered in full; the first of each user's polls evaluated,
+ * later ones served from the answers kept per context, as a browser's next poll is); OFREP bulk
+ * for 10,000 other users. Unleash's paths are the
  * same, so the same function drives an Unleash server (in its default project, without OFREP).
  * Returns the rows and the one-user answer (the static floor serves it).
  */
@@ -482,8 +484,9 @@ async function frontendScenarios (server: Target, count: number, options: { pid?
   const connections = CLIENT_CONNECTIONS
   const users = (i: number) => ({ method: 'GET' as const, path: `/api/frontend?${userQuery(i)}` })
   const web = { base: server.base, headers: { authorization: secret } }
-  // Unmeasured first, so that no row pays for just-in-time compilation.
-  await load(web, 'warm-up', connections, users, pid, [200], WARM_UP_SECONDS)
+  // Unmeasured first, so that no row pays for just-in-time compilation; with other users, so
+  // that the measured rows find none of theirs kept.
+  await load(web, 'warm-up', connections, (i) => ({ method: 'GET', path: `/api/frontend?userId=warm-${i}&age=${i % 90}` }), pid, [200], WARM_UP_SECONDS)
   const rows = [
     await load({ base: server.base, headers: { authorization: secret, ...(etag && { 'if-none-match': etag }) } }, `${label}GET /api/frontend, one user, If-None-Match (${etag ? '304' : 'no ETag: 200'}), ${count} flags`, connections, () => users(1), pid, [200, 304]),
     await load(web, `${label}GET /api/frontend, ${USERS} users (${on} of ${count} on, ${Math.round(body.length / 1024)} kB), ${count} flags`, connections, users, pid),
@@ -493,7 +496,8 @@ async function frontendScenarios (server: Target, count: number, options: { pid?
     rows.push(await load(bulk, `${label}POST /ofrep/v1/evaluate/flags, ${USERS} users, ${count} flags`, connections, (i) => ({
       method: 'POST',
       path: '/ofrep/v1/evaluate/flags',
-      body: JSON.stringify({ context: { targetingKey: `user-${i % USERS}`, age: i % 90 } }),
+      // Users of their own: none of the frontend rows' answers is kept for them.
+      body: JSON.stringify({ context: { targetingKey: `ofrep-user-${i % USERS}`, age: i % 90 } }),
     }), pid))
   }
   await inParallel(names, 8, async (name) => { await call(server, 'DELETE', `${features}/${name}`) })

@@ -12,6 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { auth, buildTestApp, createFeature, expectProblem, json, uniqueName, useTestApp } from '../helpers/app.js'
 import { specFiles, withSpecState } from '../helpers/client-spec.js'
 import { databaseFingerprint } from '../helpers/state.js'
+import type { VariantAnswer } from '../../src/frontend/evaluator.js'
+import { ofrepResult } from '../../src/frontend/ofrep.js'
 
 const t = useTestApp({ CLIENT_STATE_CACHE_MS: '0', FRONTEND_ALLOWED_ORIGINS: 'https://app.example, https://other.example' })
 let base = ''
@@ -136,8 +138,8 @@ describe('GET and POST /api/frontend', () => {
   })
 })
 
-describe('the engine is the official one', () => {
-  it('for every case of the client specification, the frontend API answers what the Node SDK computes for that context', async () => {
+describe('the answers are the official SDK\'s', () => {
+  it('for every case of the client specification, the frontend API and OFREP answer what the Node SDK computes for that context', async () => {
     let compared = 0
     for (const file of specFiles()) {
       await withSpecState(file, async ({ t: app, spec, written, sdk }) => {
@@ -160,12 +162,22 @@ describe('the engine is the official one', () => {
           } else {
             expect(toggle, `${file}: ${test.description}`).toBeUndefined()
           }
+          // OFREP answers the same evaluation, mapped.
+          const flag = await app.app.inject({ method: 'POST', url: `/ofrep/v1/evaluate/flags/${test.toggleName}`, headers: auth(token), payload: { context } })
+          if (sdk.getFeatureToggleDefinition(test.toggleName) === undefined) {
+            expect(json(flag), `${file}: ${test.description} (OFREP)`).toMatchObject({ key: test.toggleName, errorCode: 'FLAG_NOT_FOUND' })
+            compared++
+            continue
+          }
+          expect(flag.statusCode, flag.body).toBe(200)
+          const mapped = ofrepResult(test.toggleName, expected as unknown as VariantAnswer, 'default')
+          expect(json(flag), `${file}: ${test.description} (OFREP)`).toEqual(random ? { ...mapped, variant: expect.any(String), value: expect.anything() } : mapped)
           compared++
         }
       })
     }
     expect(compared).toBeGreaterThanOrEqual(250)
-  }, 120_000)
+  }, 300_000)
 })
 
 describe('CORS on the frontend API and OFREP only', () => {
