@@ -48,7 +48,7 @@ export class Evaluation {
   /** The answer drew a random number or read the clock: another request may get another. */
   drew = false
   #now: number | undefined
-  readonly #addresses = new Map<string, Address4 | Address6 | null>()
+  #addresses: Map<string, Address4 | Address6 | null> | undefined
 
   constructor (readonly context: EvaluationContext) {}
 
@@ -68,6 +68,7 @@ export class Evaluation {
 
   /** The context value parsed as an IPv4 or IPv6 address, as the SDK's IN_CIDR reads it. */
   address (value: string): Address4 | Address6 | null {
+    this.#addresses ??= new Map()
     let parsed = this.#addresses.get(value)
     if (parsed === undefined) {
       parsed = Address4.isValid(value) ? new Address4(value) : Address6.isValid(value) ? new Address6(value) : null
