@@ -46,7 +46,7 @@ for (const count of process.argv.slice(2).map(Number).concat(process.argv.length
   }
   const outcomes = contexts.map((c) => engine.evaluate(c).values)
   time('evaluate', 20_000, (i) => engine.evaluate(contexts[i % contexts.length]!))
-  time('assemble the frontend answer', 20_000, (i) => engine.body(engine.frontend, outcomes[i % outcomes.length]!))
+  time('assemble the frontend answer', 20_000, (i) => engine.bytes(engine.frontend, outcomes[i % outcomes.length]!))
   time('ETag', 20_000, (i) => engine.etag(engine.frontend, outcomes[i % outcomes.length]!))
-  time('assemble the OFREP answer', 20_000, (i) => engine.body(engine.ofrep, outcomes[i % outcomes.length]!))
+  time('assemble the OFREP answer', 20_000, (i) => engine.bytes(engine.ofrep, outcomes[i % outcomes.length]!))
 }

@@ -116,8 +116,11 @@ export class Engine {
     return { values, cacheable: !e.drew }
   }
 
-  /** The answer's bytes. */
-  body (layout: Layout, outcomes: Outcomes['values']): Buffer {
+  /**
+   * The answer's bytes, written into a buffer `take` gives (at least as long as asked); returns
+   * that buffer and the answer's length in it.
+   */
+  body (layout: Layout, outcomes: Outcomes['values'], take: (length: number) => Buffer = Buffer.allocUnsafe): { buffer: Buffer; length: number } {
     const parts: Buffer[] = [layout.head]
     let length = layout.head.length
     let first = true
@@ -134,7 +137,17 @@ export class Engine {
       add(layout.runs[d + 1]!)
     }
     parts.push(layout.tail)
-    return Buffer.concat(parts, length + layout.tail.length)
+    length += layout.tail.length
+    const buffer = take(length)
+    let at = 0
+    for (const part of parts) at += part.copy(buffer, at)
+    return { buffer, length }
+  }
+
+  /** The answer's bytes, in a buffer of their own. */
+  bytes (layout: Layout, outcomes: Outcomes['values']): Buffer {
+    const { buffer, length } = this.body(layout, outcomes)
+    return buffer.subarray(0, length)
   }
 
   /**

@@ -24,6 +24,13 @@ interface Options {
 const TOGGLES_DESCRIPTION =
   "As Unleash's frontend API: the features of the frontend token's environment and projects that are on for the context, each with the variant the official Node SDK (unleash-client) picks for it, computed by an evaluator compiled once per state version; features that are off are left out. A change is evaluated within CLIENT_STATE_CACHE_MS. The ETag is a hash of what the answer says, so that an answer unchanged by a change elsewhere keeps its tag. Needs a frontend token (client and admin tokens are 403). CORS: FRONTEND_ALLOWED_ORIGINS may read the answer and its ETag (OPTIONS answers the preflight without a token)."
 
+/** The answer's bytes; their buffer is reused once the response has handed them to the system. */
+const bytesUntilSent = (reply: FastifyReply, answer: Answer) => {
+  const { bytes, sent } = answer.body()
+  reply.raw.once('finish', sent)
+  return bytes
+}
+
 const togglesResponse = {
   200: { ...FrontendToggles, headers: { etag: responseHeader('A hash of this answer', true) } },
 }
@@ -34,7 +41,7 @@ export const frontendRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
 
   const answer = async (reply: FastifyReply, toggles: Answer, ifNoneMatch?: string) => {
     reply.header('cache-control', 'no-cache')
-    return replyConditionally(reply, ifNoneMatch, toggles.etag, toggles.body)
+    return replyConditionally(reply, ifNoneMatch, toggles.etag, () => bytesUntilSent(reply, toggles))
   }
 
   app.get(

@@ -4,6 +4,7 @@ import type { ClientState } from '../client/client-state.js'
 import { clientFeatures } from '../client/client.service.js'
 import type { Database } from '../db/types.js'
 import type { FrontendContext } from './context.js'
+import { AnswerBuffers } from './buffers.js'
 import { AnswerCache, Engine } from './engine.js'
 import { type EvaluationContext, STATIC_CONTEXT } from './evaluator.js'
 
@@ -24,6 +25,7 @@ interface Entry {
 export class Engines {
   readonly #entries = new Map<string, Entry>()
   readonly answers = new AnswerCache()
+  readonly buffers = new AnswerBuffers()
 
   constructor (
     private readonly db: Database,
@@ -76,7 +78,14 @@ const evaluationContext = (context: FrontendContext): EvaluationContext => ({ ..
 /** An answer: its ETag at once, its bytes only when they are sent. */
 export interface Answer {
   etag: string
-  body: () => Buffer
+  /** The bytes, and what to call once they have been sent (the buffer is reused). */
+  body: () => { bytes: Buffer; sent: () => void }
+}
+
+/** Answer bytes in a reusable buffer, given back once sent. */
+function pooled (engines: Engines, write: (take: (length: number) => Buffer) => { buffer: Buffer; length: number }) {
+  const { buffer, length } = write((n) => engines.buffers.take(n))
+  return { bytes: buffer.subarray(0, length), sent: () => engines.buffers.give(buffer) }
 }
 
 /** The features of the token's environment and projects that are on for the context, with their variants. */
@@ -84,7 +93,7 @@ export async function frontendToggles (engines: Engines, token: TokenScope, cont
   const engine = await engines.for(token)
   const kept = engines.answers.outcomes(engine, evaluationContext(context))
   kept.frontendEtag ??= engine.etag(engine.frontend, kept.outcomes)
-  return { etag: kept.frontendEtag, body: () => engine.body(engine.frontend, kept.outcomes) }
+  return { etag: kept.frontendEtag, body: () => pooled(engines, (take) => engine.body(engine.frontend, kept.outcomes, take)) }
 }
 
 /** Every flag the token can see, as OFREP's bulk answer. */
@@ -92,7 +101,7 @@ export async function ofrepFlags (engines: Engines, token: TokenScope, context: 
   const engine = await engines.for(token)
   const kept = engines.answers.outcomes(engine, evaluationContext(context))
   kept.ofrepEtag ??= engine.etag(engine.ofrep, kept.outcomes)
-  return { etag: kept.ofrepEtag, body: () => engine.body(engine.ofrep, kept.outcomes) }
+  return { etag: kept.ofrepEtag, body: () => pooled(engines, (take) => engine.body(engine.ofrep, kept.outcomes, take)) }
 }
 
 /** One flag as OFREP answers it, as JSON bytes; undefined when the token cannot see a flag of that name. */

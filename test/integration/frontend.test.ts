@@ -180,6 +180,35 @@ describe('the answers are the official SDK\'s', () => {
   }, 300_000)
 })
 
+describe('large answers over a real socket', () => {
+  it('parallel polls of different users each get their own bytes (answer buffers are reused only once sent)', async () => {
+    await post('/api/admin/projects', { id: 'web-big', name: 'Big' })
+    await post('/api/admin/projects/web-big/environments', { environment: 'development' })
+    const big = '/api/admin/projects/web-big/features'
+    const variants = ['a', 'b', 'c'].map((name) => ({ name, weight: 0, payload: { type: 'string', value: `${name}-${'x'.repeat(1000)}` } }))
+    for (let i = 0; i < 120; i++) {
+      const name = `big-${i}`
+      await createFeature(t.app, 'web-big', name)
+      await t.app.inject({ method: 'PUT', url: `${big}/${name}/environments/development/variants`, headers: auth(), payload: variants })
+      await post(`${big}/${name}/environments/development/on`)
+    }
+    const token = await frontendToken('development', ['web-big'])
+    const users = Array.from({ length: 40 }, (_, i) => `user-${i}`)
+    const expected = await Promise.all(users.map(async (u) => (await t.app.inject({ method: 'GET', url: `/api/frontend?userId=${u}`, headers: auth(token) })).body))
+    expect(expected[0]!.length).toBeGreaterThan(100_000)
+    expect(new Set(expected).size).toBeGreaterThan(30)
+    for (let round = 0; round < 3; round++) {
+      const got = await Promise.all(users.map(async (u) => (await fetch(`${base}/api/frontend?userId=${u}`, { headers: { authorization: token } })).text()))
+      expect(got).toEqual(expected)
+      const bulk = await Promise.all(users.map(async (u) => {
+        const res = await fetch(`${base}/ofrep/v1/evaluate/flags`, { method: 'POST', headers: { authorization: token, 'content-type': 'application/json' }, body: JSON.stringify({ context: { targetingKey: u } }) })
+        return (await res.json() as { flags: { key: string; variant: string }[] }).flags.map((f) => `${f.key}=${f.variant}`).join()
+      }))
+      expect(bulk).toEqual(expected.map((text) => (JSON.parse(text) as { toggles: { name: string; variant: { name: string } }[] }).toggles.map((x) => `${x.name}=${x.variant.name}`).join()))
+    }
+  }, 60_000)
+})
+
 describe('CORS on the frontend API and OFREP only', () => {
   it('a preflight from an allowed origin gets 204 with the methods and the headers browser SDKs send; a disallowed origin gets no CORS header', async () => {
     const preflight = (url: string, origin: string) =>

@@ -67,9 +67,9 @@ describe('the frontend evaluator answers what unleash-client computes', () => {
             const before = cache.size
             const kept = cache.outcomes(engine, { ...STATIC_CONTEXT, ...context })
             if (cache.size === before && engine.dynamic.length > 0) keptServed++
-            const toggles = engine.body(engine.frontend, kept.outcomes).toString()
+            const toggles = engine.bytes(engine.frontend, kept.outcomes).toString()
             expect(toggles, JSON.stringify({ fields, caller, draw })).toBe(expectedToggles(set, sdk))
-            expect(engine.body(engine.ofrep, kept.outcomes).toString()).toBe(expectedFlags(set, sdk))
+            expect(engine.bytes(engine.ofrep, kept.outcomes).toString()).toBe(expectedFlags(set, sdk))
             const one = set.features[at % set.features.length]!
             random.mockReturnValue(draw)
             const single = engine.ofrepFlag(one.name, { ...STATIC_CONTEXT, ...context })
@@ -110,7 +110,7 @@ describe('where the SDK is random by design, the distributions match', () => {
         theirs.set(sdk, (theirs.get(sdk) ?? 0) + 1)
         const kept = cache.outcomes(engine, { ...STATIC_CONTEXT, ...full })
         const d = engine.dynamic.indexOf(i)
-        const flags = JSON.parse(engine.body(engine.ofrep, kept.outcomes).toString()).flags as { variant: string; reason: string }[]
+        const flags = JSON.parse(engine.bytes(engine.ofrep, kept.outcomes).toString()).flags as { variant: string; reason: string }[]
         const flag = flags[i]!
         const mine = flag.reason === 'DISABLED' ? 'off' : flag.reason === 'TARGETING_MATCH' ? 'disabled' : flag.variant
         ours.set(mine, (ours.get(mine) ?? 0) + 1)

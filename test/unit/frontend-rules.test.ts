@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest'
 import type { ClientFeature } from '../../src/client/client.schemas.js'
 import { frontendContext, ofrepContext } from '../../src/frontend/context.js'
 import { compileFeatures, staticOutcome, type VariantAnswer } from '../../src/frontend/evaluator.js'
+import { AnswerBuffers } from '../../src/frontend/buffers.js'
 import { murmur32, murmurAfter, prefixOf } from '../../src/frontend/murmur.js'
 import { ofrepResult } from '../../src/frontend/ofrep.js'
 
@@ -127,5 +128,26 @@ describe('staticOutcome: which features are answered once for everyone', () => {
     const parent = feature({ name: 'parent', enabled: false })
     const compiled = compileFeatures({ features: [parent, f], segments: [] })
     expect(staticOutcome(compiled[1]!)).toBe(expected)
+  })
+})
+
+describe('AnswerBuffers', () => {
+  it('reuses a large buffer only after it is given back; never pools small ones; keeps at most its bound', () => {
+    const buffers = new AnswerBuffers(3 * 65_536)
+    const a = buffers.take(40_000)
+    expect(a.length).toBe(65_536)
+    const b = buffers.take(40_000)
+    expect(b).not.toBe(a)
+    buffers.give(a)
+    expect(buffers.take(50_000)).toBe(a)
+    expect(buffers.take(50_000)).not.toBe(a)
+    const small = buffers.take(1000)
+    expect(small.length).toBe(1000)
+    buffers.give(small)
+    expect(buffers.take(1000)).not.toBe(small)
+    const big = [buffers.take(100_000), buffers.take(100_000)]
+    for (const x of big) buffers.give(x)
+    expect(buffers.take(100_000)).toBe(big[0])
+    expect(buffers.take(100_000)).not.toBe(big[1])
   })
 })
