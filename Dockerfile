@@ -8,6 +8,7 @@ COPY package.json package-lock.json ./
 RUN npm ci
 COPY tsconfig.json build.mjs ./
 COPY src ./src
+COPY web ./web
 RUN npm run build
 
 # Production dependencies only.

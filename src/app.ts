@@ -27,6 +27,8 @@ import { dependencyRoutes } from './dependencies/dependencies.routes.js'
 import { segmentRoutes } from './segments/segments.routes.js'
 import { definitionRoutes } from './strategies/definitions.routes.js'
 import { strategyRoutes } from './strategies/strategies.routes.js'
+import { loadUiFiles } from './ui/ui-files.js'
+import { uiRoutes } from './ui/ui.routes.js'
 import { variantsRoutes } from './variants/variants.routes.js'
 import { Dispatcher } from './webhooks/dispatcher.service.js'
 import { type Resolve, systemResolve } from './webhooks/ssrf.js'
@@ -51,10 +53,12 @@ export interface AppDeps {
   database: DatabaseHandle
   /** How webhook hosts are resolved (default: the system's dns.lookup); tests pass their own. */
   resolve?: Resolve
+  /** The built admin UI (build.mjs writes <dist>/web); served at / when given and built. */
+  uiDir?: string
 }
 
 /** Builds the HTTP application; the caller owns the database handle and closes it. */
-export async function buildApp (config: Config, { database, resolve = systemResolve }: AppDeps, loggerInstance?: FastifyBaseLogger) {
+export async function buildApp (config: Config, { database, resolve = systemResolve, uiDir }: AppDeps, loggerInstance?: FastifyBaseLogger) {
   const app = Fastify({
     ...(loggerInstance ? { loggerInstance } : { logger: loggerOptions(config.logLevel) }),
     bodyLimit: config.bodyLimit,
@@ -119,6 +123,11 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   await app.register(ofrepRoutes, { engines, origins })
   await app.register(addonRoutes, { db, config: config.webhooks, resolve })
   addMethodNotAllowed()
+
+  // The admin UI: one more client of the API above, served from the same origin.
+  const uiFiles = uiDir === undefined ? undefined : await loadUiFiles(uiDir)
+  if (uiFiles) await app.register(uiRoutes, { files: uiFiles })
+  else if (uiDir !== undefined) app.log.warn({ uiDir }, 'the admin UI is not built there (npm run build); serving the API only')
 
   // Every instance delivers webhooks: what is due, from any instance's changes.
   app.decorate('webhooks', new Dispatcher(db, config.webhooks, app.log, resolve))

@@ -1,4 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
 import pino from 'pino'
 import { buildApp } from './app.js'
 import { ConfigError, loadConfig } from './config.js'
@@ -32,10 +33,12 @@ log.debug({ ms: Math.round(performance.now()) }, 'modules loaded')
 try {
   const database = await openDatabase(config, log)
   log.debug({ ms: Math.round(performance.now()) }, 'database ready')
-  const app = await buildApp(config, { database }, log)
+  // Beside the bundle: dist/web, written by build.mjs.
+  const app = await buildApp(config, { database, uiDir: fileURLToPath(new URL('web', import.meta.url)) }, log)
   log.debug({ ms: Math.round(performance.now()) }, 'app built')
   await app.listen({ port: config.port, host: config.host })
-  log.info({ startupMs: Math.round(performance.now()), mode: database.mode }, 'ready')
+  const shown = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host
+  log.info({ startupMs: Math.round(performance.now()), mode: database.mode, url: `http://${shown}:${config.port}/` }, `ready: the admin UI is at http://${shown}:${config.port}/`)
 
   let closing = false
   const shutdown = async (signal: string) => {

@@ -1,0 +1,78 @@
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
+import { notFound } from '../errors.js'
+import type { UiFile } from './ui-files.js'
+
+/**
+ * The UI's own addresses: each loads the page, whose router shows the screen, so that a link
+ * to a flag survives a refresh. Explicit, so that every other path (the API's above all)
+ * answers exactly as it does without the UI.
+ */
+export const UI_PATHS = [
+  '/',
+  '/login',
+  '/signed-out',
+  '/projects',
+  '/projects/*',
+  '/segments',
+  '/context',
+  '/strategies',
+  '/history',
+  '/import-export',
+  '/api-tokens',
+  '/webhooks',
+  '/webhooks/*',
+  '/users',
+  '/profile',
+]
+
+/**
+ * Scripts, styles, connections, images and fonts only from this origin; no inline script or
+ * style element, no plugin, no framing, forms only back here.
+ */
+export const CONTENT_SECURITY_POLICY = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "manifest-src 'self'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ')
+
+/** The compressed copy the client accepts (brotli, then gzip), or the file as it is. */
+function send (request: FastifyRequest, reply: FastifyReply, file: UiFile) {
+  reply
+    .header('content-type', file.type)
+    .header('etag', file.etag)
+    .header('x-content-type-options', 'nosniff')
+    .header('cache-control', file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache')
+  if (request.headers['if-none-match'] === file.etag) return reply.code(304).send()
+  const accepts = String(request.headers['accept-encoding'] ?? '')
+  if (file.br || file.gzip) reply.header('vary', 'accept-encoding')
+  if (file.br && /\bbr\b/.test(accepts)) return reply.header('content-encoding', 'br').send(file.br)
+  if (file.gzip && /\bgzip\b/.test(accepts)) return reply.header('content-encoding', 'gzip').send(file.gzip)
+  return reply.send(file.body)
+}
+
+export const uiRoutes: FastifyPluginAsync<{ files: Map<string, UiFile> }> = async (app, { files }) => {
+  const index = files.get('/index.html')!
+  const page = async (request: FastifyRequest, reply: FastifyReply) => {
+    reply
+      .header('content-security-policy', CONTENT_SECURITY_POLICY)
+      .header('referrer-policy', 'same-origin')
+      .header('x-frame-options', 'DENY')
+      .header('cross-origin-opener-policy', 'same-origin')
+    return send(request, reply, index)
+  }
+  for (const url of UI_PATHS) {
+    app.get(url, { config: { access: 'public' }, schema: { hide: true } }, page)
+  }
+  app.get('/assets/*', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
+    const file = files.get(request.url.split('?')[0]!)
+    if (!file) throw notFound('No such file')
+    return send(request, reply, file)
+  })
+}

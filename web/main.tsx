@@ -1,0 +1,32 @@
+import './styles.css'
+import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query'
+import { StrictMode } from 'react'
+import { createRoot } from 'react-dom/client'
+import { ApiProblem } from './api'
+import { App } from './app'
+import { ME_KEY } from './session'
+
+// A 401 anywhere means the session ended: forget who was signed in, and the sign-in form shows.
+const signedOut = (error: unknown) => {
+  if (error instanceof ApiProblem && error.status === 401) client.setQueryData(ME_KEY, null)
+}
+
+const client: QueryClient = new QueryClient({
+  queryCache: new QueryCache({ onError: signedOut }),
+  mutationCache: new MutationCache({ onError: signedOut }),
+  defaultOptions: {
+    queries: {
+      // A refusal will not change by asking again; a lost connection might.
+      retry: (count, error) => count < 2 && error instanceof ApiProblem && (error.status === 0 || error.status >= 500),
+      staleTime: 5_000,
+    },
+  },
+})
+
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <QueryClientProvider client={client}>
+      <App />
+    </QueryClientProvider>
+  </StrictMode>
+)

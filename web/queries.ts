@@ -1,0 +1,49 @@
+// Every read the screens share, with its cache key: a write invalidates the keys it changed.
+import { useQuery } from '@tanstack/react-query'
+import { get, seg } from './api'
+import type { Environment, FeatureDetails, FeatureSummary, LifecycleStage, Project, Segment, StrategyDefinition } from './types'
+
+export const keys = {
+  projects: ['projects'] as const,
+  environments: ['environments'] as const,
+  features: (project: string) => ['features', project] as const,
+  feature: (project: string, name: string) => ['feature', project, name] as const,
+  lifecycle: (project: string, name: string) => ['lifecycle', project, name] as const,
+  definitions: ['strategy-definitions'] as const,
+  segments: ['segments'] as const,
+  events: (filter: Record<string, string>) => ['events', filter] as const,
+}
+
+export const useProjects = () =>
+  useQuery({ queryKey: keys.projects, queryFn: async () => (await get<{ projects: Project[] }>('/api/admin/projects')).projects })
+
+export const useEnvironments = () =>
+  useQuery({ queryKey: keys.environments, queryFn: async () => (await get<{ environments: Environment[] }>('/api/admin/environments')).environments })
+
+export const useFeatures = (project: string) =>
+  useQuery({
+    queryKey: keys.features(project),
+    queryFn: async () => (await get<{ features: FeatureSummary[] }>(`/api/admin/projects/${seg(project)}/features`)).features,
+  })
+
+export const useFeature = (project: string, name: string) =>
+  useQuery({
+    queryKey: keys.feature(project, name),
+    queryFn: () => get<FeatureDetails>(`/api/admin/projects/${seg(project)}/features/${seg(name)}`),
+  })
+
+export const useLifecycle = (project: string, name: string) =>
+  useQuery({
+    queryKey: keys.lifecycle(project, name),
+    queryFn: () => get<LifecycleStage[]>(`/api/admin/projects/${seg(project)}/features/${seg(name)}/lifecycle`),
+  })
+
+export const useDefinitions = () =>
+  useQuery({
+    queryKey: keys.definitions,
+    queryFn: async () => (await get<{ strategies: StrategyDefinition[] }>('/api/admin/strategies')).strategies,
+    staleTime: 60_000,
+  })
+
+export const useSegments = () =>
+  useQuery({ queryKey: keys.segments, queryFn: async () => (await get<{ segments: Segment[] }>('/api/admin/segments')).segments })
