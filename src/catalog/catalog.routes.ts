@@ -8,6 +8,7 @@ import {
   Environment,
   Feature,
   FeatureDetails,
+  FeatureListItem,
   FeatureUpdate,
   NewEnvironment,
   NewFeature,
@@ -155,14 +156,15 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
         tags: ['Features'],
         operationId: 'getFeatures',
         summary: 'List the features of a project (archived ones are left out)',
+        description: 'Each feature comes with whether it is on in each environment the token may see, and its current lifecycle stage, so that a client can filter a long list without reading every feature.',
         params: ProjectParams,
         errors: errorStatuses(400, 403, 404),
         response: {
-          200: Type.Object({ features: Type.Array(Feature) }),
+          200: Type.Object({ features: Type.Array(FeatureListItem) }),
         },
       },
     },
-    async (request) => ({ features: await catalog.features(db, request.params.projectId) })
+    async (request) => ({ features: await catalog.features(db, request.params.projectId, request.token) })
   )
 
   app.get(

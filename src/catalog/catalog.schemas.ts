@@ -76,6 +76,19 @@ export const Feature = Type.Object({
   createdAt: Timestamp,
 })
 
+export const FeatureListItem = Type.Composite([
+  Feature,
+  Type.Object({
+    environments: Type.Array(Type.Object({ name: Type.String(), enabled: Type.Boolean() }), {
+      description: "Whether the feature is on in each environment the token's scope covers, in name order",
+    }),
+    lifecycle: Type.Object(
+      { stage: StringEnum(['initial', 'pre-live', 'live', 'completed', 'archived']), enteredStageAt: Timestamp },
+      { description: 'The stage entered last' }
+    ),
+  }),
+])
+
 export const FeatureDetails = Type.Composite([
   Feature,
   Type.Object({

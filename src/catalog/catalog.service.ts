@@ -6,7 +6,7 @@ import { dependencyLinks } from '../dependencies/dependencies.service.js'
 import { childrenOf } from '../dependencies/dependencies.store.js'
 import { readerOf, withChange, type Writer } from '../events/events.service.js'
 import { type Author, toJsonText } from '../events/events.store.js'
-import { currentStage } from '../lifecycle/lifecycle.store.js'
+import { currentStage, currentStagesOfProject } from '../lifecycle/lifecycle.store.js'
 import { transition } from '../lifecycle/lifecycle.service.js'
 import { addDefaultStrategyIfNone } from '../strategies/strategies.service.js'
 import { strategiesOfFeature } from '../strategies/strategies.store.js'
@@ -21,6 +21,7 @@ import {
   insertProject,
   listEnvironments,
   listFeatures,
+  listFeatureStates,
   listProjects,
   setArchived,
   updateFeature,
@@ -83,10 +84,21 @@ export async function createFeature (writer: Writer, project: string, body: Stat
   })
 }
 
-export async function features (db: Database, project: string) {
+/**
+ * The features of a project that are not archived, each with whether it is on in the
+ * environments the token may see and its current lifecycle stage: what a list screen filters on.
+ */
+export async function features (db: Database, project: string, token: TokenScope) {
   const list = await listFeatures(db, project)
   if (list.length === 0) await requirePresent(db, { project })
-  return list
+  const states = await listFeatureStates(db, project, token)
+  const stages = await currentStagesOfProject(db, project)
+  // A feature created between the statements has no stage or states yet: it shows as just created.
+  return list.map((f) => ({
+    ...f,
+    environments: states.get(f.name) ?? [],
+    lifecycle: stages.get(f.name) ?? { stage: 'initial' as const, enteredStageAt: f.createdAt },
+  }))
 }
 
 /** A feature with its current lifecycle stage and the environments the token may see. */

@@ -146,6 +146,28 @@ export async function listFeatures (db: Queryable, project: string) {
   return rows.map(toFeature)
 }
 
+/**
+ * Whether each feature of a project that is not archived is on, per environment the token may
+ * see, by feature name (environments in name order).
+ */
+export async function listFeatureStates (db: Queryable, project: string, token: TokenScope) {
+  let query = db
+    .selectFrom('feature_environments')
+    .innerJoin('features', 'features.name', 'feature_environments.feature_name')
+    .select(['feature_environments.feature_name', 'feature_environments.environment_name', 'feature_environments.enabled'])
+    .where('features.project_id', '=', project)
+    .where('features.archived_at', 'is', null)
+    .orderBy('feature_environments.environment_name')
+  if (!token.environments.includes(ALL)) query = query.where('feature_environments.environment_name', 'in', token.environments)
+  const out = new Map<string, { name: string; enabled: boolean }[]>()
+  for (const row of await query.execute()) {
+    const list = out.get(row.feature_name) ?? []
+    list.push({ name: row.environment_name, enabled: row.enabled })
+    out.set(row.feature_name, list)
+  }
+  return out
+}
+
 /** The feature of the project (archived or not). */
 export async function findFeatureRow (db: Queryable, project: string, name: string) {
   const row = await db

@@ -104,3 +104,18 @@ export async function lastEvaluated (db: Queryable, feature: string, environment
   const rows = await query.execute()
   return rows.map((r) => ({ environment: r.environment, lastEvaluatedAt: new Date(r.at) }))
 }
+
+/** The current stage of every feature of a project that is not archived, by feature name. */
+export async function currentStagesOfProject (db: Queryable, project: string) {
+  const rows = await db
+    .selectFrom('feature_lifecycles')
+    .innerJoin('features', 'features.name', 'feature_lifecycles.feature_name')
+    .distinctOn('feature_lifecycles.feature_name')
+    .select(['feature_lifecycles.feature_name', 'feature_lifecycles.stage', 'feature_lifecycles.entered_stage_at'])
+    .where('features.project_id', '=', project)
+    .where('features.archived_at', 'is', null)
+    .orderBy('feature_lifecycles.feature_name')
+    .orderBy('feature_lifecycles.entered_stage_at', 'desc')
+    .execute()
+  return new Map(rows.map((r) => [r.feature_name, { stage: r.stage, enteredStageAt: r.entered_stage_at }]))
+}

@@ -3,6 +3,7 @@ import {
   auth,
   useTestApp,
   createFeature,
+  createToken,
   expectProblem,
   json,
   uniqueName,
@@ -126,11 +127,39 @@ describe('features', () => {
       children: [],
     })
     const list = json(await get('/api/admin/projects/default/features')).features
-    expect(list).toContainEqual(json(res))
+    expect(list).toContainEqual({
+      ...json(res),
+      environments: [{ name: 'development', enabled: false }, { name: 'production', enabled: false }],
+      lifecycle: { stage: 'initial', enteredStageAt: details.lifecycle.enteredStageAt },
+    })
     const events = json(await get(`/api/admin/events?feature=${name}`)).events
     expect(events).toEqual([
       expect.objectContaining({ type: 'feature-created', project: 'default', featureName: name }),
     ])
+  })
+
+  it('lists each feature with its state per environment the token may see and its current stage; archived ones are left out', async () => {
+    const project = uniqueName('p')
+    expect((await post('/api/admin/projects', { id: project, name: project })).statusCode).toBe(201)
+    expect((await post(`/api/admin/projects/${project}/environments`, { environment: 'development' })).statusCode).toBe(200)
+    expect((await post(`/api/admin/projects/${project}/environments`, { environment: 'production' })).statusCode).toBe(200)
+    const [on, completed, archived] = [uniqueName('on'), uniqueName('done'), uniqueName('gone')]
+    for (const name of [on, completed, archived]) await createFeature(t.app, project, name)
+    expect((await post(`/api/admin/projects/${project}/features/${on}/environments/production/on`, undefined)).statusCode).toBe(200)
+    expect((await post(`/api/admin/projects/${project}/features/${completed}/lifecycle/complete`, { status: 'kept' })).statusCode).toBe(200)
+    expect((await t.app.inject({ method: 'DELETE', url: `/api/admin/projects/${project}/features/${archived}`, headers: auth() })).statusCode).toBe(202)
+
+    const list = json(await get(`/api/admin/projects/${project}/features`)).features
+    const summary = list.map((f: any) => ({ name: f.name, environments: f.environments, stage: f.lifecycle.stage }))
+    expect(summary).toEqual([
+      { name: completed, environments: [{ name: 'development', enabled: false }, { name: 'production', enabled: false }], stage: 'completed' },
+      { name: on, environments: [{ name: 'development', enabled: false }, { name: 'production', enabled: true }], stage: 'initial' },
+    ].sort((a, b) => (a.name < b.name ? -1 : 1)))
+
+    // A token for production only sees production's state.
+    const token = await createToken(t.app, { projects: [project], environments: ['production'] })
+    const scoped = json(await t.app.inject({ method: 'GET', url: `/api/admin/projects/${project}/features`, headers: auth(token) })).features
+    expect(scoped.find((f: any) => f.name === on).environments).toEqual([{ name: 'production', enabled: true }])
   })
 
   it('defaults type to release and description to null', async () => {
