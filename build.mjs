@@ -10,21 +10,25 @@ import { build } from 'esbuild'
 
 // BUILD_OUTDIR: tests that build in parallel write their own copies (dist/<name>/).
 const outdir = process.env.BUILD_OUTDIR ?? 'dist'
+// BUILD_ONLY=web: the UI alone (the browser tests serve it from the app they build in-process).
+const only = process.env.BUILD_ONLY
 
-await build({
-  entryPoints: ['src/server.ts', 'src/migrate.ts'],
-  outdir,
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  target: 'node20',
-  sourcemap: true,
-  logLevel: 'warning',
-  // Packages that read files next to their own code stay in node_modules.
-  external: ['@electric-sql/pglite', '@fastify/swagger-ui', 'pg-native'],
-  // Bundled CommonJS code calls require(); give it one in ESM.
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-})
+if (only !== 'web') {
+  await build({
+    entryPoints: ['src/server.ts', 'src/migrate.ts'],
+    outdir,
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    target: 'node20',
+    sourcemap: true,
+    logLevel: 'warning',
+    // Packages that read files next to their own code stay in node_modules.
+    external: ['@electric-sql/pglite', '@fastify/swagger-ui', 'pg-native'],
+    // Bundled CommonJS code calls require(); give it one in ESM.
+    banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  })
+}
 
 /** The UI's own code and styles, gzipped, may not exceed this (the budget). */
 const UI_BUDGET_BYTES = 250 * 1000

@@ -20,6 +20,16 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       },
+      {
+        // The admin UI in a real browser (Debian's Chromium) against the real app, listening.
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          globalSetup: ['test/global-setup.ts', 'test/e2e/build-ui.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+        },
+      },
     ],
   },
 })

@@ -1,0 +1,287 @@
+/**
+ * The journeys of the people who flip flags, in a real browser, each checked against what the
+ * API then stores, with axe-core on every screen they pass and at phone and desktop widths.
+ */
+import type { Browser, Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { auth, createFeature, json, uniqueName } from '../helpers/app.js'
+import { DESKTOP, expectAccessible, expectClean, launch, openPage, PHONE, type Server, startServer } from './browser.js'
+
+let server: Server
+let browser: Browser
+
+beforeAll(async () => {
+  server = await startServer()
+  browser = await launch()
+})
+
+afterAll(async () => {
+  await browser?.close()
+  await server?.close()
+})
+
+const api = async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown) => {
+  const res = await server.t.app.inject({ method, url, headers: auth(), ...(payload === undefined ? {} : { payload: payload as object }) })
+  return { status: res.statusCode, body: res.body === '' ? undefined : json(res) }
+}
+const feature = (name: string) => api('GET', `/api/admin/projects/default/features/${name}`)
+const flagUrl = (name: string) => `${server.origin}/projects/default/features/${name}`
+
+describe.each([
+  ['desktop', DESKTOP],
+  ['a 360 px phone', PHONE],
+])('on %s', (_label, viewport) => {
+  it('creates a flag with "New flag", finds it by searching, and opens it by its link', async () => {
+    const opened = await openPage(browser, server, { viewport, as: { role: 'Admin' } })
+    const { page } = opened
+    const name = uniqueName('checkout')
+    await page.goto(`${server.origin}/projects/default`)
+    await expect.poll(() => page.title()).toBe('Flags of Default · Feature flags')
+    await page.getByRole('heading', { level: 1, name: 'Flags' }).waitFor()
+    await expectAccessible(page, 'flag list')
+
+    await page.getByRole('button', { name: 'New flag' }).click()
+    const dialog = page.getByRole('dialog', { name: 'New flag' })
+    await expectAccessible(page, 'new flag dialog')
+    await dialog.getByLabel('Name').fill(name)
+    await dialog.getByLabel('Description').fill('The new checkout')
+    await dialog.getByRole('button', { name: 'Create' }).click()
+
+    // The flag's own page, at its own address.
+    await page.getByRole('heading', { level: 1, name }).waitFor()
+    expect(new URL(page.url()).pathname).toBe(`/projects/default/features/${name}`)
+    expect((await feature(name)).body).toMatchObject({ name, description: 'The new checkout', type: 'release' })
+
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Projects' }).click()
+    await page.getByRole('link', { name: 'Default' }).click()
+    await page.getByLabel('Search flags').fill(name.slice(0, 12))
+    await page.getByRole('link', { name, exact: true }).click()
+    await page.getByRole('heading', { level: 1, name }).waitFor()
+    expectClean(opened)
+    await opened.context.close()
+  })
+
+  it('switches a flag on in development with the keyboard alone: Tab reaches the switch, Space toggles it', async () => {
+    const name = await createFeature(server.t.app)
+    const opened = await openPage(browser, server, { viewport, as: { role: 'Admin' } })
+    const { page } = opened
+    await page.goto(flagUrl(name))
+    const toggle = page.getByRole('switch', { name: 'Enabled in development' })
+    await toggle.waitFor()
+    await expectAccessible(page, 'flag page')
+    // From the top of the page, Tab until the switch has the focus.
+    let reached = false
+    for (let i = 0; i < 40 && !reached; i++) {
+      await page.keyboard.press('Tab')
+      reached = await toggle.evaluate((el) => el === (globalThis as any).document.activeElement)
+    }
+    expect(reached).toBe(true)
+    await page.keyboard.press('Space')
+    await expect.poll(async () => (await feature(name)).body.environments.find((e: any) => e.name === 'development').enabled).toBe(true)
+    await expect.poll(() => toggle.isChecked()).toBe(true)
+    // Production was left alone.
+    expect((await feature(name)).body.environments.find((e: any) => e.name === 'production').enabled).toBe(false)
+    await page.getByRole('status').filter({ hasText: 'is on in development' }).waitFor()
+    expectClean(opened)
+    await opened.context.close()
+  })
+})
+
+/** Opens the strategy dialog of one environment and returns it. */
+async function addStrategy (page: Page, environment: string) {
+  await page.getByRole('region', { name: environment, exact: true }).getByRole('button', { name: 'Add strategy' }).click()
+  return page.getByRole('dialog', { name: `Add strategy in ${environment}` })
+}
+
+describe('a flag, on desktop', () => {
+  it('adds a gradual rollout of 30% with a constraint', async () => {
+    const name = await createFeature(server.t.app)
+    const opened = await openPage(browser, server, { as: { role: 'Admin' } })
+    const { page } = opened
+    await page.goto(flagUrl(name))
+    const dialog = await addStrategy(page, 'development')
+    await expect.poll(() => dialog.getByLabel('Strategy type').inputValue()).toBe('flexibleRollout')
+    await dialog.getByLabel('Strategy type').selectOption({ label: 'Gradual rollout' })
+    await dialog.getByLabel('Rollout').fill('30')
+    await dialog.getByLabel('Stickiness').selectOption('userId')
+    await dialog.getByRole('button', { name: 'Add constraint' }).click()
+    await dialog.getByLabel('Context field').fill('userId')
+    await dialog.getByLabel('Operator').selectOption({ label: 'is one of' })
+    await dialog.getByLabel('Values').fill('alice\nbob')
+    await expectAccessible(page, 'strategy dialog')
+    await dialog.getByRole('button', { name: 'Save' }).click()
+    await dialog.waitFor({ state: 'hidden' })
+
+    const stored = (await feature(name)).body.environments.find((e: any) => e.name === 'development').strategies
+    expect(stored).toEqual([
+      expect.objectContaining({
+        name: 'flexibleRollout',
+        parameters: { rollout: '30', stickiness: 'userId', groupId: name },
+        constraints: [{ contextName: 'userId', operator: 'IN', values: ['alice', 'bob'] }],
+      }),
+    ])
+    await page.getByText('Rollout 30% by userId').waitFor()
+    await page.getByText('Only when userId is one of alice, bob').waitFor()
+    expectClean(opened)
+    await opened.context.close()
+  })
+
+  it('shows a refused strategy at its field, in words, and stores nothing', async () => {
+    const name = await createFeature(server.t.app)
+    const opened = await openPage(browser, server, { as: { role: 'Admin' } })
+    const { page } = opened
+    opened.allow(400, '/api/admin/projects/default/features/')
+    await page.goto(flagUrl(name))
+    const dialog = await addStrategy(page, 'development')
+    await dialog.getByRole('button', { name: 'Add constraint' }).click()
+    await dialog.getByLabel('Context field').fill('age')
+    await dialog.getByLabel('Operator').selectOption({ label: 'number greater than' })
+    await dialog.getByLabel('Value', { exact: true }).fill('twelve')
+    await dialog.getByRole('button', { name: 'Save' }).click()
+    await dialog.getByRole('alert').first().waitFor()
+    expect(await dialog.locator('li.constraint').getByRole('alert').textContent()).toMatch(/number/i)
+    await expectAccessible(page, 'strategy dialog with an error')
+    expect((await feature(name)).body.environments.find((e: any) => e.name === 'development').strategies).toEqual([])
+    expectClean(opened)
+    await opened.context.close()
+  })
+
+  it('adds variants with "Add variant", "Variant name" and "Save", as a JSON Patch with If-Match', async () => {
+    const name = await createFeature(server.t.app)
+    const opened = await openPage(browser, server, { as: { role: 'Admin' } })
+    const { page } = opened
+    await page.goto(flagUrl(name))
+    await page.getByRole('navigation', { name: 'Flag sections' }).getByRole('link', { name: 'Variants' }).click()
+    const section = page.getByRole('region', { name: 'Variants in development' })
+    await section.getByRole('button', { name: 'Add variant' }).click()
+    await section.getByLabel('Variant name').fill('blue')
+    await section.getByRole('button', { name: 'Add variant' }).click()
+    await section.getByLabel('Variant name').nth(1).fill('green')
+    await section.getByLabel('Payload type').nth(1).selectOption({ label: 'JSON' })
+    await section.getByLabel('Payload', { exact: true }).fill('{"color": "green"}')
+    await section.getByText('Split: blue 50.0%, green 50.0%.').waitFor()
+    await expectAccessible(page, 'variants')
+    await section.getByRole('button', { name: 'Save' }).click()
+    await page.getByRole('status').filter({ hasText: 'Variants saved in development' }).waitFor()
+    const stored = await api('GET', `/api/admin/projects/default/features/${name}/environments/development/variants`)
+    expect(stored.body.variants).toEqual([
+      { name: 'blue', weight: 500, weightType: 'variable', stickiness: 'default' },
+      { name: 'green', weight: 500, weightType: 'variable', stickiness: 'default', payload: { type: 'json', value: '{"color": "green"}' } },
+    ])
+    expectClean(opened)
+    await opened.context.close()
+  })
+
+  it('shows what changed when someone else saved the variants meanwhile, instead of overwriting them', async () => {
+    const name = await createFeature(server.t.app)
+    await api('PUT', `/api/admin/projects/default/features/${name}/environments/development/variants`, [{ name: 'a', weight: 0 }])
+    const opened = await openPage(browser, server, { as: { role: 'Admin' } })
+    const { page } = opened
+    opened.allow(412, '/api/admin/projects/default/features/')
+    await page.goto(`${flagUrl(name)}/variants`)
+    const section = page.getByRole('region', { name: 'Variants in development' })
+    await section.getByLabel('Variant name').waitFor()
+    // Someone else adds a variant while this page is open.
+    await api('PUT', `/api/admin/projects/default/features/${name}/environments/development/variants`, [{ name: 'a', weight: 0 }, { name: 'theirs', weight: 0 }])
+    await section.getByRole('button', { name: 'Add variant' }).click()
+    await section.getByLabel('Variant name').nth(1).fill('mine')
+    await section.getByRole('button', { name: 'Save' }).click()
+    const conflict = section.getByRole('alert').filter({ hasText: 'Someone else changed the variants in development' })
+    await conflict.waitFor()
+    await expect.poll(() => conflict.locator('ins').allTextContents()).toContainEqual(expect.stringContaining('"name": "theirs"'))
+    await expectAccessible(page, 'variants conflict')
+    let stored = await api('GET', `/api/admin/projects/default/features/${name}/environments/development/variants`)
+    expect(stored.body.variants.map((v: any) => v.name)).toEqual(['a', 'theirs'])
+    await conflict.getByRole('button', { name: 'Discard my edits and show theirs' }).click()
+    await expect.poll(() => section.getByLabel('Variant name').evaluateAll((els) => els.map((e) => (e as unknown as { value: string }).value))).toEqual(['a', 'theirs'])
+    stored = await api('GET', `/api/admin/projects/default/features/${name}/environments/development/variants`)
+    expect(stored.body.variants.map((v: any) => v.name)).toEqual(['a', 'theirs'])
+    expectClean(opened)
+    await opened.context.close()
+  })
+
+  it('marks a flag completed as kept, after choosing "Kept" and confirming', async () => {
+    const name = await createFeature(server.t.app)
+    const opened = await openPage(browser, server, { as: { role: 'Admin' } })
+    const { page } = opened
+    await page.goto(flagUrl(name))
+    await page.getByRole('button', { name: 'Mark completed' }).click()
+    const dialog = page.getByRole('dialog', { name: `Mark ${name} completed` })
+    await dialog.getByRole('radio', { name: /^Kept/ }).check()
+    await dialog.getByLabel(/Which variant or version was kept/).fill('blue')
+    await expectAccessible(page, 'mark completed dialog')
+    await dialog.getByRole('button', { name: 'Confirm' }).click()
+    await dialog.waitFor({ state: 'hidden' })
+    const stages = (await api('GET', `/api/admin/projects/default/features/${name}/lifecycle`)).body
+    expect(stages.at(-1)).toMatchObject({ stage: 'completed', status: 'kept', statusValue: 'blue' })
+    await page.getByRole('button', { name: 'Uncomplete' }).waitFor()
+    await page.getByText('Kept: blue').waitFor()
+    expectClean(opened)
+    await opened.context.close()
+  })
+
+  it('reads the flag\'s history as sentences, each with its before and after', async () => {
+    const name = await createFeature(server.t.app)
+    await api('POST', `/api/admin/projects/default/features/${name}/environments/production/on`)
+    await api('PUT', `/api/admin/projects/default/features/${name}/environments/production/variants`, [{ name: 'red', weight: 0 }])
+    const opened = await openPage(browser, server, { as: { role: 'Admin' } })
+    const { page } = opened
+    await page.goto(`${flagUrl(name)}/history`)
+    await page.getByRole('heading', { level: 2, name: 'History' }).waitFor()
+    const entries = page.getByRole('list').filter({ has: page.getByText('created the flag') })
+    await entries.waitFor()
+    const sentences = await entries.locator(':scope > li > p').allTextContents()
+    expect(sentences).toEqual([
+      expect.stringMatching(/ changed the variants of the flag in production\.$/),
+      expect.stringMatching(/ switched the flag on in production\.$/),
+      expect.stringMatching(/ added a gradual rollout of 100% to the flag in production\.$/),
+      expect.stringMatching(/ created the flag as a release flag\.$/),
+    ])
+    await entries.locator(':scope > li').first().getByText('Show the change').click()
+    await entries.locator(':scope > li').first().locator('ins', { hasText: '"name": "red"' }).waitFor()
+    await expectAccessible(page, 'history')
+    expectClean(opened)
+    await opened.context.close()
+  })
+
+  it('archives a flag after a confirmation and revives it', async () => {
+    const name = await createFeature(server.t.app)
+    const opened = await openPage(browser, server, { as: { role: 'Admin' } })
+    const { page } = opened
+    await page.goto(flagUrl(name))
+    await page.getByRole('button', { name: 'Archive' }).click()
+    await page.getByRole('dialog', { name: `Archive ${name}?` }).getByRole('button', { name: 'Archive' }).click()
+    await page.getByText('This flag is archived').waitFor()
+    expect((await feature(name)).body.lifecycle.stage).toBe('archived')
+    await expectAccessible(page, 'archived flag')
+    await page.getByRole('button', { name: 'Revive' }).click()
+    await page.getByRole('button', { name: 'Archive' }).waitFor()
+    expect((await feature(name)).body.lifecycle.stage).not.toBe('archived')
+    expectClean(opened)
+    await opened.context.close()
+  })
+
+  it('loads a flag\'s own address on refresh, and every screen has a language and a title of its own', async () => {
+    const name = await createFeature(server.t.app)
+    const opened = await openPage(browser, server, { as: { role: 'Admin' } })
+    const { page } = opened
+    const titles: Record<string, string> = {}
+    for (const path of [`/projects/default/features/${name}`, `/projects/default/features/${name}/variants`, `/projects/default/features/${name}/history`, '/projects', '/projects/default', '/history', '/no-such-screen/x']) {
+      const res = await page.goto(`${server.origin}${path}`)
+      if (path === '/no-such-screen/x') {
+        expect(res?.status()).toBe(404)
+        continue
+      }
+      expect(res?.status()).toBe(200)
+      expect(res?.headers()['content-security-policy']).toContain("script-src 'self'")
+      await page.getByRole('heading', { level: 1 }).waitFor()
+      expect(await page.locator('html').getAttribute('lang')).toBe('en')
+      await expect.poll(() => page.title()).not.toBe('Feature flags')
+      titles[path] = await page.title()
+    }
+    expect(new Set(Object.values(titles)).size).toBe(Object.keys(titles).length)
+    opened.trouble.failed = opened.trouble.failed.filter((f) => !f.endsWith('/no-such-screen/x → 404'))
+    expectClean(opened)
+    await opened.context.close()
+  })
+})
