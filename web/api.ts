@@ -27,9 +27,10 @@ export class ApiProblem extends Error {
     return this.details.filter((d) => d.path !== undefined && (stripBody(d.path) === prefix || stripBody(d.path).startsWith(`${prefix}/`))).map((d) => d.message)
   }
 
-  /** The messages not shown at any field that `fields` lists. */
+  /** The messages not shown at any field that `fields` lists (or inside one of them). */
   elsewhere (fields: string[]): ProblemDetail[] {
-    return this.details.filter((d) => d.path === undefined || !fields.includes(stripBody(d.path)))
+    const shown = (path: string) => fields.some((f) => path === f || path.startsWith(`${f}/`))
+    return this.details.filter((d) => d.path === undefined || !shown(stripBody(d.path)))
   }
 }
 

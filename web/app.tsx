@@ -1,12 +1,22 @@
+import type { ReactNode } from 'react'
 import { Link, Redirect, Route, Switch, useLocation } from 'wouter'
 import { AnnounceProvider } from './announce'
 import { ErrorAlert, Loading, PageHeading, useTitle } from './components/ui'
 import { Layout } from './layout'
+import { ContextFields } from './pages/context'
+import { Definitions } from './pages/definitions'
+import { History } from './pages/events'
 import { FlagPage } from './pages/flag'
 import { FlagList } from './pages/flags'
 import { Login, SignedOut } from './pages/login'
+import { ImportExport } from './pages/import-export'
+import { Profile } from './pages/profile'
 import { Projects } from './pages/projects'
-import { SessionProvider, useMe } from './session'
+import { Segments } from './pages/segments'
+import { ApiTokens } from './pages/tokens'
+import { Users } from './pages/users'
+import { WebhookPage, Webhooks } from './pages/webhooks'
+import { type Capability, SessionProvider, useMe, useSession } from './session'
 
 export function App () {
   const me = useMe()
@@ -35,11 +45,39 @@ export function App () {
             <Route path='/projects/:project/features/:name/:tab?'>
               {({ project, name, tab }) => <FlagPage project={project} name={name} tab={tab ?? 'overview'} />}
             </Route>
+            <Route path='/segments'><Segments /></Route>
+            <Route path='/context'><ContextFields /></Route>
+            <Route path='/strategies'><Definitions /></Route>
+            <Route path='/history'><History /></Route>
+            <Route path='/profile'><Profile /></Route>
+            <Route path='/import-export'><Needs capability='change-flags'><ImportExport /></Needs></Route>
+            <Route path='/api-tokens'><Needs capability='admin'><ApiTokens /></Needs></Route>
+            <Route path='/webhooks'><Needs capability='admin'><Webhooks /></Needs></Route>
+            <Route path='/webhooks/:id'>{({ id }) => <Needs capability='admin'><WebhookPage id={id} /></Needs>}</Route>
+            <Route path='/users'><Needs capability='admin'><Users /></Needs></Route>
             <Route><NotFound /></Route>
           </Switch>
         </Layout>
       </AnnounceProvider>
     </SessionProvider>
+  )
+}
+
+/** A screen the role may not use says so, instead of offering what would be refused. */
+function Needs ({ capability, children }: { capability: Capability; children: ReactNode }) {
+  const session = useSession()
+  if (session.can(capability)) return <>{children}</>
+  return <NotAllowed />
+}
+
+function NotAllowed () {
+  const session = useSession()
+  useTitle('Not allowed')
+  return (
+    <>
+      <PageHeading>Not for your role</PageHeading>
+      <p>As {session.role === 'Viewer' ? 'a Viewer' : `an ${session.role}`} you can read flags but not use this screen. An admin can change your role.</p>
+    </>
   )
 }
 

@@ -174,7 +174,7 @@ export function Dialog ({ title, open, onClose, children, wide = false }: {
       {open && (
         <article className={wide ? 'wide' : undefined}>
           <header>
-            <button type='button' className='close' aria-label='Close' onClick={onClose} />
+            <button type='button' className='close' aria-label='Close' onClick={onClose}>×</button>
             <h2 id={titleId}>{title}</h2>
           </header>
           {children}
