@@ -4,6 +4,7 @@ import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
 import { ApiProblem } from './api'
 import { App } from './app'
+import { prefetchFor } from './queries'
 import { ME_KEY } from './session'
 
 // A 401 anywhere means the session ended: forget who was signed in, and the sign-in form shows.
@@ -22,6 +23,8 @@ const client: QueryClient = new QueryClient({
     },
   },
 })
+
+prefetchFor(client, window.location.pathname)
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

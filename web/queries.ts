@@ -1,5 +1,5 @@
 // Every read the screens share, with its cache key: a write invalidates the keys it changed.
-import { useQuery } from '@tanstack/react-query'
+import { type QueryClient, useQuery } from '@tanstack/react-query'
 import { get, seg } from './api'
 import type { Environment, FeatureDetails, FeatureSummary, LifecycleStage, Project, Segment, StrategyDefinition } from './types'
 
@@ -20,17 +20,31 @@ export const useProjects = () =>
 export const useEnvironments = () =>
   useQuery({ queryKey: keys.environments, queryFn: async () => (await get<{ environments: Environment[] }>('/api/admin/environments')).environments })
 
-export const useFeatures = (project: string) =>
-  useQuery({
-    queryKey: keys.features(project),
-    queryFn: async () => (await get<{ features: FeatureSummary[] }>(`/api/admin/projects/${seg(project)}/features`)).features,
-  })
+export const featuresQuery = (project: string) => ({
+  queryKey: keys.features(project),
+  queryFn: async () => (await get<{ features: FeatureSummary[] }>(`/api/admin/projects/${seg(project)}/features`)).features,
+})
 
-export const useFeature = (project: string, name: string) =>
-  useQuery({
-    queryKey: keys.feature(project, name),
-    queryFn: () => get<FeatureDetails>(`/api/admin/projects/${seg(project)}/features/${seg(name)}`),
-  })
+export const featureQuery = (project: string, name: string) => ({
+  queryKey: keys.feature(project, name),
+  queryFn: () => get<FeatureDetails>(`/api/admin/projects/${seg(project)}/features/${seg(name)}`),
+})
+
+export const useFeatures = (project: string) => useQuery(featuresQuery(project))
+
+export const useFeature = (project: string, name: string) => useQuery(featureQuery(project, name))
+
+/**
+ * Starts reading what the first screen shows while the script asks who is signed in: a flag
+ * list or a flag opened by its address appears one round trip sooner. A 401 here is ignored
+ * (the sign-in form shows, and the screen reads again after sign-in).
+ */
+export function prefetchFor (client: QueryClient, path: string) {
+  const parts = path.split('/').filter(Boolean).map((p) => decodeURIComponent(p))
+  if (parts[0] !== 'projects' || !parts[1]) return
+  if (parts.length === 2) client.prefetchQuery(featuresQuery(parts[1]))
+  else if (parts[2] === 'features' && parts[3]) client.prefetchQuery(featureQuery(parts[1], parts[3]))
+}
 
 export const useLifecycle = (project: string, name: string) =>
   useQuery({

@@ -1,6 +1,6 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useWindowVirtualizer } from '@tanstack/react-virtual'
-import { type FormEvent, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react'
+import { type FormEvent, memo, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react'
 import { Link, useLocation } from 'wouter'
 import { post, seg } from '../api'
 import { useAnnounce } from '../announce'
@@ -175,7 +175,7 @@ export function FlagList ({ project }: { project: string }) {
 }
 
 /** Only the rows near the screen are in the page: 5,000 flags cost what 30 do. */
-function FlagRows ({ project, flags }: { project: string; flags: FeatureSummary[] }) {
+const FlagRows = memo(function FlagRows ({ project, flags }: { project: string; flags: FeatureSummary[] }) {
   const listRef = useRef<HTMLUListElement>(null)
   const virtualizer = useWindowVirtualizer({
     count: flags.length,
@@ -216,7 +216,7 @@ function FlagRows ({ project, flags }: { project: string; flags: FeatureSummary[
       })}
     </ul>
   )
-}
+})
 
 function NewFlag ({ project, open, onClose }: { project: string; open: boolean; onClose: () => void }) {
   const [name, setName] = useState('')
