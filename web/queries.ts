@@ -40,7 +40,12 @@ export const useFeature = (project: string, name: string) => useQuery(featureQue
  * (the sign-in form shows, and the screen reads again after sign-in).
  */
 export function prefetchFor (client: QueryClient, path: string) {
-  const parts = path.split('/').filter(Boolean).map((p) => decodeURIComponent(p))
+  let parts: string[]
+  try {
+    parts = path.split('/').filter(Boolean).map((p) => decodeURIComponent(p))
+  } catch {
+    return // a malformed address: the screen says so
+  }
   if (parts[0] !== 'projects' || !parts[1]) return
   if (parts.length === 2) client.prefetchQuery(featuresQuery(parts[1]))
   else if (parts[2] === 'features' && parts[3]) client.prefetchQuery(featureQuery(parts[1], parts[3]))
