@@ -244,6 +244,25 @@ describe('a flag, on desktop', () => {
     await opened.context.close()
   })
 
+  it('edits a flag\'s description, type and impression data', async () => {
+    const name = await createFeature(server.t.app)
+    const opened = await openPage(browser, server, { as: { role: 'Admin' } })
+    const { page } = opened
+    await page.goto(flagUrl(name))
+    await page.getByRole('button', { name: 'Edit settings' }).click()
+    const dialog = page.getByRole('dialog', { name: `Settings of ${name}` })
+    await dialog.getByLabel('Description').fill('Kill switch for the search service')
+    await dialog.getByLabel('Type').selectOption({ label: 'Kill switch' })
+    await dialog.getByRole('checkbox', { name: 'Impression data' }).check()
+    await expectAccessible(page, 'settings dialog')
+    await dialog.getByRole('button', { name: 'Save' }).click()
+    await dialog.waitFor({ state: 'hidden' })
+    expect((await feature(name)).body).toMatchObject({ description: 'Kill switch for the search service', type: 'kill-switch', impressionData: true })
+    await page.getByText('Kill switch for the search service').waitFor()
+    expectClean(opened)
+    await opened.context.close()
+  })
+
   it('archives a flag after a confirmation and revives it', async () => {
     const name = await createFeature(server.t.app)
     const opened = await openPage(browser, server, { as: { role: 'Admin' } })

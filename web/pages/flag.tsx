@@ -1,10 +1,10 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { useState } from 'react'
+import { type FormEvent, useState } from 'react'
 import { Link } from 'wouter'
-import { del, post, seg } from '../api'
+import { del, post, put, seg } from '../api'
 import { useAnnounce } from '../announce'
 import { describeConstraint } from '../components/constraints'
-import { Check, Confirm, ErrorAlert, Loading, PageHeading, useTitle } from '../components/ui'
+import { Check, Confirm, Dialog, ErrorAlert, errorsAt, Loading, PageHeading, SelectField, TextArea, useTitle } from '../components/ui'
 import { keys, useDefinitions, useFeature, useSegments } from '../queries'
 import { useSession } from '../session'
 import type { FeatureDetails, FeatureEnvironment, Strategy } from '../types'
@@ -79,10 +79,16 @@ function FlagHeader ({ feature }: { feature: FeatureDetails }) {
       announce(`${feature.name} revived`)
     },
   })
+  const [editing, setEditing] = useState(false)
   const actions = session.can('change-flags') && (
     archived
       ? <button type='button' onClick={() => revive.mutate()} aria-busy={revive.isPending || undefined}>Revive</button>
-      : <button type='button' className='secondary outline' onClick={() => setConfirming(true)}>Archive</button>
+      : (
+        <>
+          <button type='button' className='secondary outline' onClick={() => setEditing(true)}>Edit settings</button>
+          <button type='button' className='secondary outline' onClick={() => setConfirming(true)}>Archive</button>
+        </>
+        )
   )
   return (
     <header className='flag-header'>
@@ -94,6 +100,7 @@ function FlagHeader ({ feature }: { feature: FeatureDetails }) {
       </p>
       {archived && <p className='alert warning'>This flag is archived: SDKs no longer receive it. Revive it to use it again.</p>}
       <ErrorAlert error={revive.error} />
+      {editing && <SettingsDialog feature={feature} onClose={() => setEditing(false)} onSaved={refresh} />}
       <Confirm
         title={`Archive ${feature.name}?`}
         open={confirming}
@@ -106,6 +113,39 @@ function FlagHeader ({ feature }: { feature: FeatureDetails }) {
         <p>SDKs stop receiving the flag, so code that still asks for it gets its default. You can revive it later.</p>
       </Confirm>
     </header>
+  )
+}
+
+function SettingsDialog ({ feature, onClose, onSaved }: { feature: FeatureDetails; onClose: () => void; onSaved: () => Promise<unknown> }) {
+  const announce = useAnnounce()
+  const [description, setDescription] = useState(feature.description ?? '')
+  const [type, setType] = useState(feature.type)
+  const [impressionData, setImpressionData] = useState(feature.impressionData)
+  const save = useMutation({
+    mutationFn: () => put(flagPath(feature.project, feature.name), { description: description || null, type, impressionData }),
+    onSuccess: async () => {
+      await onSaved()
+      announce('Settings saved')
+      onClose()
+    },
+  })
+  const submit = (e: FormEvent) => {
+    e.preventDefault()
+    save.mutate()
+  }
+  return (
+    <Dialog title={`Settings of ${feature.name}`} open onClose={onClose}>
+      <form onSubmit={submit}>
+        <TextArea label='Description' value={description} onChange={setDescription} errors={errorsAt(save.error, '/description')} />
+        <SelectField label='Type' value={type} onChange={setType} options={FLAG_TYPES.some((t) => t.value === type) ? FLAG_TYPES : [...FLAG_TYPES, { value: type, label: type }]} errors={errorsAt(save.error, '/type')} />
+        <Check label='Impression data' hint='SDKs emit an impression event each time they evaluate the flag' checked={impressionData} onChange={setImpressionData} />
+        <ErrorAlert error={save.error} shownAt={['/description', '/type']} />
+        <footer>
+          <button type='button' className='secondary' onClick={onClose}>Cancel</button>
+          <button type='submit' aria-busy={save.isPending || undefined}>Save</button>
+        </footer>
+      </form>
+    </Dialog>
   )
 }
 

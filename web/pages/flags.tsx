@@ -123,6 +123,8 @@ export function FlagList ({ project }: { project: string }) {
   const visible = useMemo(() => selectFlags(all, deferred), [all, deferred])
   const set = (patch: Partial<Filters>) => setFilters((f) => ({ ...f, ...patch }))
   const filtered = JSON.stringify(filters) !== JSON.stringify(EMPTY)
+  const active = [filters.type, filters.stage, filters.tag, ...Object.values(filters.state)].filter(Boolean).length
+  const [wide] = useState(() => window.matchMedia('(min-width: 700px)').matches || active > 0)
 
   return (
     <>
@@ -130,31 +132,37 @@ export function FlagList ({ project }: { project: string }) {
       <PageHeading actions={session.can('change-flags') && <button type='button' onClick={() => setCreating(true)}>New flag</button>}>
         Flags
       </PageHeading>
-      <div role='search' className='filters' aria-label='Find flags'>
-        <div className='field grow'>
+      <div role='search' aria-label='Find flags'>
+        <div className='field'>
           <label htmlFor='flag-search'>Search flags</label>
           <input id='flag-search' type='search' value={filters.q} onChange={(e) => set({ q: e.target.value })} placeholder='Name or description' autoComplete='off' />
         </div>
-        <SelectField label='Type' value={filters.type} onChange={(type) => set({ type })} options={[{ value: '', label: 'Any type' }, ...FLAG_TYPES]} />
-        <SelectField
-          label='Lifecycle stage'
-          value={filters.stage}
-          onChange={(stage) => set({ stage })}
-          options={[{ value: '', label: 'Any stage' }, ...Object.entries(STAGE_LABELS).filter(([s]) => s !== 'archived').map(([value, label]) => ({ value, label }))]}
-        />
-        {environments.map((env) => (
-          <SelectField
-            key={env}
-            label={`State in ${env}`}
-            value={filters.state[env] ?? ''}
-            onChange={(value) => set({ state: { ...filters.state, [env]: value } })}
-            options={[{ value: '', label: 'On or off' }, { value: 'on', label: 'On' }, { value: 'off', label: 'Off' }]}
-          />
-        ))}
-        {tags.length > 0 && (
-          <SelectField label='Tag' value={filters.tag} onChange={(tag) => set({ tag })} options={[{ value: '', label: 'Any tag' }, ...tags.map((t) => ({ value: t, label: t }))]} />
-        )}
-        <SelectField label='Sort by' value={filters.sort} onChange={(sort) => set({ sort })} options={SORTS} />
+        {/* Open on wide screens; on a phone the list comes first and the filters fold away. */}
+        <details className='more-filters' open={wide}>
+          <summary>Filter and sort{active > 0 ? ` (${active} ${active === 1 ? 'filter' : 'filters'} on)` : ''}</summary>
+          <div className='filters'>
+            <SelectField label='Type' value={filters.type} onChange={(type) => set({ type })} options={[{ value: '', label: 'Any type' }, ...FLAG_TYPES]} />
+            <SelectField
+              label='Lifecycle stage'
+              value={filters.stage}
+              onChange={(stage) => set({ stage })}
+              options={[{ value: '', label: 'Any stage' }, ...Object.entries(STAGE_LABELS).filter(([s]) => s !== 'archived').map(([value, label]) => ({ value, label }))]}
+            />
+            {environments.map((env) => (
+              <SelectField
+                key={env}
+                label={`State in ${env}`}
+                value={filters.state[env] ?? ''}
+                onChange={(value) => set({ state: { ...filters.state, [env]: value } })}
+                options={[{ value: '', label: 'On or off' }, { value: 'on', label: 'On' }, { value: 'off', label: 'Off' }]}
+              />
+            ))}
+            {tags.length > 0 && (
+              <SelectField label='Tag' value={filters.tag} onChange={(tag) => set({ tag })} options={[{ value: '', label: 'Any tag' }, ...tags.map((t) => ({ value: t, label: t }))]} />
+            )}
+            <SelectField label='Sort by' value={filters.sort} onChange={(sort) => set({ sort })} options={SORTS} />
+          </div>
+        </details>
       </div>
       {features.isPending && <Loading what='Loading flags' />}
       {features.isError && <ErrorAlert error={features.error} />}
