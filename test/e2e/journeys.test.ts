@@ -216,6 +216,21 @@ describe('a flag, on desktop', () => {
     expect(stages.at(-1)).toMatchObject({ stage: 'completed', status: 'kept', statusValue: 'blue' })
     await page.getByRole('button', { name: 'Uncomplete' }).waitFor()
     await page.getByText('Kept: blue').waitFor()
+
+    // An SDK still evaluates it in production: the flag page warns that its code is still there.
+    const client = await server.t.app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload: { tokenName: uniqueName('sdk'), type: 'client', environment: 'production' } })
+    const now = new Date().toISOString()
+    const metrics = await server.t.app.inject({
+      method: 'POST',
+      url: '/api/client/metrics',
+      headers: auth(json(client).secret),
+      payload: { appName: 'checkout', instanceId: 'i-1', bucket: { start: now, stop: now, toggles: { [name]: { yes: 3, no: 0 } } } },
+    })
+    expect(metrics.statusCode).toBeLessThan(300)
+    await page.reload()
+    const warning = page.getByRole('note').filter({ hasText: 'Completed, but SDKs still evaluate this flag.' })
+    await warning.getByText(/^production: last evaluated/).waitFor()
+    await expectAccessible(page, 'completed flag still evaluated')
     expectClean(opened)
     await opened.context.close()
   })
@@ -240,6 +255,57 @@ describe('a flag, on desktop', () => {
     await entries.locator(':scope > li').first().getByText('Show the change').click()
     await entries.locator(':scope > li').first().locator('ins', { hasText: '"name": "red"' }).waitFor()
     await expectAccessible(page, 'history')
+    expectClean(opened)
+    await opened.context.close()
+  })
+
+  it('makes a flag depend on another one, shows it, and removes the dependency', async () => {
+    const parent = await createFeature(server.t.app)
+    const child = await createFeature(server.t.app)
+    const opened = await openPage(browser, server, { as: { role: 'Admin' } })
+    const { page } = opened
+    await page.goto(flagUrl(child))
+    await page.getByRole('button', { name: 'Add dependency' }).click()
+    await page.getByLabel('Parent flag').fill(parent)
+    await page.getByLabel('This flag is on only when the parent is').selectOption('on')
+    await expectAccessible(page, 'add dependency')
+    await page.getByRole('button', { name: 'Add dependency' }).click()
+    await page.getByRole('region', { name: 'Dependencies' }).getByText(`On only when ${parent} is on`).waitFor()
+    expect((await feature(child)).body.dependencies).toEqual([{ feature: parent, enabled: true, variants: [] }])
+    await page.getByRole('link', { name: parent, exact: true }).click()
+    await page.getByRole('heading', { level: 1, name: parent }).waitFor()
+    await page.getByText('Flags that depend on this one:').waitFor()
+    await page.goBack()
+    await page.getByRole('button', { name: `Remove dependency on ${parent}` }).click()
+    await page.getByText('This flag depends on no other flag.').waitFor()
+    expect((await feature(child)).body.dependencies).toEqual([])
+    expectClean(opened)
+    await opened.context.close()
+  })
+
+  it('gives a strategy a segment and strategy variants', async () => {
+    const name = await createFeature(server.t.app)
+    const segment = uniqueName('vip')
+    const created = await api('POST', '/api/admin/segments', { name: segment, constraints: [{ contextName: 'userId', operator: 'IN', values: ['v1'] }] })
+    const opened = await openPage(browser, server, { as: { role: 'Admin' } })
+    const { page } = opened
+    await page.goto(flagUrl(name))
+    const dialog = await addStrategy(page, 'production')
+    await dialog.getByRole('checkbox', { name: segment }).check()
+    await dialog.getByRole('button', { name: 'Add variant' }).click()
+    await dialog.getByLabel('Variant name').fill('gold')
+    await dialog.getByLabel('Weight type').selectOption('fix')
+    await dialog.getByLabel('Weight (%)').fill('30')
+    await dialog.getByRole('button', { name: 'Add variant' }).click()
+    await dialog.getByLabel('Variant name').nth(1).fill('silver')
+    await dialog.getByText('Split: gold 30.0%, silver 70.0%.').waitFor()
+    await dialog.getByRole('button', { name: 'Save' }).click()
+    await dialog.waitFor({ state: 'hidden' })
+    const strategy = (await feature(name)).body.environments.find((e: any) => e.name === 'production').strategies[0]
+    expect(strategy.segments).toEqual([created.body.id])
+    expect(strategy.variants.map((v: any) => [v.name, v.weight, v.weightType])).toEqual([['gold', 300, 'fix'], ['silver', 700, 'variable']])
+    await page.getByText(`Segment: ${segment}`).waitFor()
+    await page.getByText('Variants: gold 30.0%, silver 70.0%').waitFor()
     expectClean(opened)
     await opened.context.close()
   })
@@ -271,6 +337,8 @@ describe('a flag, on desktop', () => {
     await page.getByRole('button', { name: 'Archive' }).click()
     await page.getByRole('dialog', { name: `Archive ${name}?` }).getByRole('button', { name: 'Archive' }).click()
     await page.getByText('This flag is archived').waitFor()
+    await page.getByRole('dialog').waitFor({ state: 'hidden' })
+    await page.getByRole('button', { name: 'Revive' }).waitFor()
     expect((await feature(name)).body.lifecycle.stage).toBe('archived')
     await expectAccessible(page, 'archived flag')
     await page.getByRole('button', { name: 'Revive' }).click()

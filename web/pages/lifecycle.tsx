@@ -40,7 +40,8 @@ export function Lifecycle ({ feature }: { feature: FeatureDetails }) {
   })
   const entered = new Map((stages.data ?? []).map((s) => [s.stage, s]))
   const canChange = session.can('change-flags') && current.stage !== 'archived'
-  const stillEvaluated = current.stage === 'completed' ? current.lastEvaluated ?? [] : []
+  // The lifecycle read says, on its completed stage, when each environment last evaluated the flag.
+  const stillEvaluated = current.stage === 'completed' ? entered.get('completed')?.lastEvaluated ?? current.lastEvaluated ?? [] : []
   return (
     <section aria-labelledby='lifecycle-heading' className='lifecycle'>
       <h2 id='lifecycle-heading'>Lifecycle</h2>
