@@ -176,11 +176,14 @@ describe('history', () => {
     const opened = await openPage(browser, server, { as: { role: 'Admin' }, viewport: PHONE })
     const { page } = opened
     await page.goto(`${server.origin}/history`)
-    await page.getByText(new RegExp(`switched ${flag} on in development\\.$`)).waitFor()
+    await page.getByText(new RegExp(`switched ${flag} on in development\\.`)).waitFor()
     await expectAccessible(page, 'history')
     await page.getByLabel('What happened').selectOption('feature-created')
-    await page.getByText(new RegExp(`created flag ${flag} as a release flag\\.$`)).waitFor()
+    await page.getByText(new RegExp(`created flag ${flag} as a release flag\\.`)).waitFor()
     await page.getByText(new RegExp(`switched ${flag} on`)).waitFor({ state: 'detached' })
+    // Each entry leads to its flag (an archived one too, which no list shows).
+    await page.getByRole('link', { name: `Open ${flag}` }).click()
+    await page.getByRole('heading', { level: 1, name: flag }).waitFor()
     expectClean(opened)
     await opened.context.close()
   })

@@ -1,5 +1,6 @@
 import { useInfiniteQuery } from '@tanstack/react-query'
-import { get } from '../api'
+import { Link } from 'wouter'
+import { get, seg } from '../api'
 import { JsonDiff } from '../components/diff'
 import { ErrorAlert, Loading, Time } from '../components/ui'
 import type { FeatureDetails, StoredEvent } from '../types'
@@ -34,7 +35,12 @@ export function EventList ({ filter }: { filter: Record<string, string> }) {
       <ol className='events'>
         {all.map((event) => (
           <li key={event.id}>
-            <p>{describeEvent(event, !filter.feature)}</p>
+            <p>
+              {describeEvent(event, !filter.feature)}
+              {!filter.feature && event.project && event.featureName && (
+                <> <Link href={`/projects/${seg(event.project)}/features/${seg(event.featureName)}`}>Open {event.featureName}</Link></>
+              )}
+            </p>
             <small className='muted'><Time value={event.createdAt} /> · {event.type}</small>
             {(event.data !== undefined || event.preData !== undefined) && (
               <details>
