@@ -87,6 +87,41 @@ describe.each([
   })
 })
 
+describe('with the keyboard alone', () => {
+  it('creates a flag: Tab to "New flag", Enter, type the name, Enter, and the flag\'s page opens', async () => {
+    const opened = await openPage(browser, server, { as: { role: 'Admin' } })
+    const { page } = opened
+    const name = uniqueName('keys')
+    await page.goto(`${server.origin}/projects/default`)
+    const button = page.getByRole('button', { name: 'New flag' })
+    await button.waitFor()
+    let reached = false
+    for (let i = 0; i < 40 && !reached; i++) {
+      await page.keyboard.press('Tab')
+      reached = await button.evaluate((el) => el === (globalThis as any).document.activeElement)
+    }
+    expect(reached).toBe(true)
+    // Focus is visible where it is.
+    expect(await button.evaluate((el) => (globalThis as any).getComputedStyle(el).outlineStyle)).not.toBe('none')
+    await page.keyboard.press('Enter')
+    const dialog = page.getByRole('dialog', { name: 'New flag' })
+    await expect.poll(() => dialog.getByLabel('Name').evaluate((el) => el === (globalThis as any).document.activeElement)).toBe(true)
+    await page.keyboard.type(name)
+    await page.keyboard.press('Enter')
+    await page.getByRole('heading', { level: 1, name }).waitFor()
+    expect((await feature(name)).status).toBe(200)
+    // Escape closes a dialog and leaves nothing behind.
+    await page.getByRole('button', { name: 'Mark completed' }).focus()
+    await page.keyboard.press('Enter')
+    await page.getByRole('dialog', { name: `Mark ${name} completed` }).waitFor()
+    await page.keyboard.press('Escape')
+    await page.getByRole('dialog').waitFor({ state: 'hidden' })
+    expect((await api('GET', `/api/admin/projects/default/features/${name}/lifecycle`)).body.map((s: any) => s.stage)).toEqual(['initial'])
+    expectClean(opened)
+    await opened.context.close()
+  })
+})
+
 /** Opens the strategy dialog of one environment and returns it. */
 async function addStrategy (page: Page, environment: string) {
   await page.getByRole('region', { name: environment, exact: true }).getByRole('button', { name: 'Add strategy' }).click()

@@ -166,7 +166,11 @@ export function Dialog ({ title, open, onClose, children, wide = false }: {
   useEffect(() => {
     const dialog = ref.current
     if (!dialog) return
-    if (open && !dialog.open) dialog.showModal()
+    if (open && !dialog.open) {
+      dialog.showModal()
+      // Start at the first field rather than at the close button.
+      dialog.querySelector<HTMLElement>('form input:not([type=hidden]):not([disabled]), form select, form textarea')?.focus()
+    }
     if (!open && dialog.open) dialog.close()
   }, [open])
   return (
