@@ -15,10 +15,10 @@ const SECRET = 'screenshots-admin-secret'
 const OUT = resolve('docs/screenshots')
 
 async function freePort (): Promise<number> {
-  return new Promise((done) => {
+  return new Promise((resolve) => {
     const server = createServer().listen(0, '127.0.0.1', () => {
       const { port } = server.address() as { port: number }
-      server.close(() => done(port))
+      server.close(() => resolve(port))
     })
   })
 }
@@ -74,6 +74,8 @@ try {
     { name: 'two-page', weight: 0, payload: { type: 'json', value: '{"steps": 2}' } },
   ])
   await api('POST', `${f}/beta-dashboard/lifecycle/complete`, { status: 'kept', statusValue: 'dashboard for everyone' })
+  const person = { username: 'alex', password: 'screenshots-Kx9!q-password' }
+  await api('POST', '/api/admin/user-admin', { ...person, name: 'Alex Admin', rootRole: 1 })
 
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
@@ -82,9 +84,8 @@ try {
   })
   const shoot = async (name: string, path: string, options: { width?: number; act?: (page: Page) => Promise<void> } = {}) => {
     const context = await browser.newContext({ viewport: { width: options.width ?? 1280, height: 860 }, deviceScaleFactor: 1 })
-    // Until sign-in lands, the context signs in with the admin token and a stand-in user.
-    await context.setExtraHTTPHeaders({ authorization: SECRET })
-    await context.route(`${origin}/api/admin/user`, (route) => route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ user: { id: 1, name: 'Alex Admin', username: 'alex', rootRole: 1 }, permissions: [] }) }))
+    const login = await context.request.post(`${origin}/auth/simple/login`, { data: person })
+    if (!login.ok()) throw new Error(`login refused: ${login.status()}`)
     const page = await context.newPage()
     await page.goto(`${origin}${path}`)
     await page.getByRole('heading', { level: 1 }).waitFor()
@@ -94,6 +95,7 @@ try {
     await context.close()
     console.log(`docs/screenshots/${name}.png`)
   }
+  await shoot('login', '/', { act: async (page) => { await page.context().clearCookies(); await page.reload(); await page.getByRole('heading', { name: 'Sign in' }).waitFor() } })
   await shoot('flags', '/projects/default')
   await shoot('flag', '/projects/default/features/checkout-redesign')
   await shoot('strategy', '/projects/default/features/checkout-redesign', {
@@ -110,6 +112,6 @@ try {
   await browser.close()
 } finally {
   child.kill('SIGTERM')
-  await new Promise((done) => child.once('exit', done))
+  await new Promise((resolve) => child.once('exit', resolve))
   rmSync(data, { recursive: true, force: true })
 }

@@ -205,6 +205,11 @@ describe('a Viewer', () => {
     }
     const nav = page.getByRole('navigation', { name: 'Main' })
     for (const name of ['API tokens', 'Webhooks', 'Users', 'Import/export']) expect(await nav.getByRole('link', { name }).count(), name).toBe(0)
+    // What the screen does not offer, the API refuses anyway.
+    opened.allow(403, '/api/admin/projects/')
+    const refused = await page.evaluate(async (url) => (await fetch(url, { method: 'POST' })).status, `/api/admin/projects/default/features/${flag}/environments/development/on`)
+    expect(refused).toBe(403)
+    expect(json(await server.t.app.inject({ method: 'GET', url: `/api/admin/projects/default/features/${flag}`, headers: auth() })).environments.every((e: any) => !e.enabled)).toBe(true)
     await page.goto(`${server.origin}/api-tokens`)
     await page.getByRole('heading', { level: 1, name: 'Not for your role' }).waitFor()
     await expectAccessible(page, 'not allowed')

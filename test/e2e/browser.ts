@@ -12,7 +12,7 @@ import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
 import { expect, inject } from 'vitest'
-import { ADMIN_SECRET, buildTestApp, type TestApp } from '../helpers/app.js'
+import { auth, buildTestApp, json, type TestApp, uniqueName } from '../helpers/app.js'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 
@@ -61,24 +61,33 @@ export interface OpenPage {
 export const DESKTOP = { width: 1280, height: 900 }
 export const PHONE = { width: 360, height: 780 }
 
+export type Role = 'Admin' | 'Editor' | 'Viewer'
+
+/** A person with this root role, made through the API; returns what signs them in. */
+export async function createPerson (server: Server, role: Role) {
+  const username = uniqueName(role.toLowerCase())
+  const password = `${uniqueName('pw')}-Kx9!q`
+  const rootRole = { Admin: 1, Editor: 2, Viewer: 3 }[role]
+  const res = await server.t.app.inject({ method: 'POST', url: '/api/admin/user-admin', headers: auth(), payload: { username, name: `${role} ${username.slice(-4)}`, password, rootRole } })
+  if (res.statusCode !== 201) throw new Error(`user not created: ${res.body}`)
+  return { username, password, name: json(res).name as string }
+}
+
 /**
- * A fresh browser context on the server. Until sign-in lands on the server (the people issue),
- * `as` signs the context in by sending an admin token with every request and answering
- * GET /api/admin/user with that person: the UI itself then runs as it will with a session.
+ * A fresh browser context on the server; with `as`, a new person of that role, signed in
+ * through the login route with the context's own cookies (the login form has its own journey).
  */
-export async function openPage (browser: Browser, server: Server, options: { viewport?: { width: number; height: number }; as?: { role: 'Admin' | 'Editor' | 'Viewer'; secret?: string } } = {}): Promise<OpenPage> {
+export async function openPage (browser: Browser, server: Server, options: { viewport?: { width: number; height: number }; as?: { role: Role } } = {}): Promise<OpenPage> {
   const context = await browser.newContext({ viewport: options.viewport ?? DESKTOP, serviceWorkers: 'block' })
+  if (options.as) {
+    const person = await createPerson(server, options.as.role)
+    const login = await context.request.post(`${server.origin}/auth/simple/login`, { data: { username: person.username, password: person.password } })
+    if (login.status() !== 200) throw new Error(`login refused: ${login.status()} ${await login.text()}`)
+  }
   const trouble: Trouble = { console: [], failed: [], errors: [], offsite: [] }
   // Until the context API lands on the server (the move-in-out issue), the UI offers the
   // built-in context fields alone and its 404 is expected.
   const allowed: { status: number; path: string }[] = [{ status: 404, path: '/api/admin/context' }]
-  if (options.as) {
-    const rootRole = { Admin: 1, Editor: 2, Viewer: 3 }[options.as.role]
-    await context.setExtraHTTPHeaders({ authorization: options.as.secret ?? ADMIN_SECRET })
-    await context.route(`${server.origin}/api/admin/user`, (route) =>
-      route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ user: { id: 1, name: `Test ${options.as!.role}`, username: options.as!.role.toLowerCase(), rootRole }, permissions: [] }) })
-    )
-  }
   // Nothing may leave the machine: any request to another origin is refused and noted.
   await context.route((url) => url.origin !== server.origin, (route) => {
     trouble.offsite.push(route.request().url())

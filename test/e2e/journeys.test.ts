@@ -5,7 +5,7 @@
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { auth, createFeature, json, uniqueName } from '../helpers/app.js'
-import { DESKTOP, expectAccessible, expectClean, launch, openPage, PHONE, type Server, startServer } from './browser.js'
+import { createPerson, DESKTOP, expectAccessible, expectClean, launch, openPage, PHONE, type Server, startServer } from './browser.js'
 
 let server: Server
 let browser: Browser
@@ -26,6 +26,41 @@ const api = async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknow
 }
 const feature = (name: string) => api('GET', `/api/admin/projects/default/features/${name}`)
 const flagUrl = (name: string) => `${server.origin}/projects/default/features/${name}`
+
+describe('signing in and out', () => {
+  it.each([['desktop', DESKTOP], ['a 360 px phone', PHONE]])('on %s: a flag\'s address asks to sign in, Enter signs in and opens it, the menu says who and which role, Sign out ends the session', async (_label, viewport) => {
+    const person = await createPerson(server, 'Editor')
+    const flag = await createFeature(server.t.app)
+    const opened = await openPage(browser, server, { viewport })
+    const { page } = opened
+    // Signed out, the page asks who is there (401), and the flag read started early is refused too.
+    opened.allow(401, '/api/admin/')
+    // A wrong password, on purpose: the form says so in an alert.
+    opened.allow(401, '/auth/simple/login')
+    await page.goto(flagUrl(flag))
+    await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor()
+    await expectAccessible(page, 'sign in')
+    await page.getByLabel('Username').fill(person.username)
+    await page.getByLabel('Password').fill('not the password')
+    await page.keyboard.press('Enter')
+    await page.getByRole('alert').waitFor()
+    await page.getByLabel('Password').fill(person.password)
+    await page.keyboard.press('Enter')
+    await page.getByRole('heading', { level: 1, name: flag }).waitFor()
+    expect(new URL(page.url()).pathname).toBe(`/projects/default/features/${flag}`)
+    const account = page.locator('summary', { hasText: person.name })
+    await expect.poll(() => account.textContent()).toContain('Editor')
+    await account.click()
+    await page.getByText(`Signed in as ${person.name} (Editor)`).waitFor()
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.getByRole('heading', { level: 1, name: 'You are signed out' }).waitFor()
+    await expectAccessible(page, 'signed out')
+    // The session is over: the API answers 401 to this browser.
+    expect(await page.evaluate(async () => (await fetch('/api/admin/user')).status)).toBe(401)
+    expectClean(opened)
+    await opened.context.close()
+  })
+})
 
 describe.each([
   ['desktop', DESKTOP],
