@@ -137,6 +137,8 @@ export function applyPatches (
     const from = operation.from ?? ''
     let grows: number
     let moving: { source: Target; target: Target } | undefined
+    // A JSON body always has one; a caller composing writes in code might not.
+    if ((op === 'add' || op === 'replace') && operation.value === undefined) refuse('it has no value')
     if (op === 'add') {
       grows = bytesOf(operation.value) - overwrittenBytes(found(placeFor(doc, path)))
     } else if (op === 'replace') {

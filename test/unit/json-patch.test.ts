@@ -82,6 +82,12 @@ describe('applyPatches', () => {
     expect(Object.prototype).not.toHaveProperty('x')
   })
 
+  it('refuses an add or replace without a value (a JSON body always has one; a caller in code might not), naming it', () => {
+    // Found by the property test: an undefined item at /2 looked present to the checks and missing to rfc6902.
+    expect(refused(base, [{ op: 'add', path: '/2', value: undefined }, { op: 'remove', path: '/2' }]).message).toBe('Operation 0 (add /2) cannot be applied: it has no value')
+    expect(refused(base, [{ op: 'replace', path: '/0/weight' }]).message).toBe('Operation 0 (replace /0/weight) cannot be applied: it has no value')
+  })
+
   it('refuses the first operation that would cross the item limit, naming it', () => {
     const error = refused([variant('a')], [
       { op: 'add', path: '/-', value: variant('b') },
