@@ -24,6 +24,10 @@ import { lifecycleRoutes } from './lifecycle/lifecycle.routes.js'
 import { loggerOptions } from './logger.js'
 import { metricsPlugin } from './metrics/metrics.plugin.js'
 import { dependencyRoutes } from './dependencies/dependencies.routes.js'
+import { constraintRoutes } from './constraints/constraints.routes.js'
+import { contextRoutes } from './context/context.routes.js'
+import { featureTypeRoutes } from './feature-types/feature-types.routes.js'
+import { featureTagRoutes, tagRoutes, tagTypeRoutes } from './tags/tags.routes.js'
 import { segmentRoutes } from './segments/segments.routes.js'
 import { definitionRoutes } from './strategies/definitions.routes.js'
 import { strategyRoutes } from './strategies/strategies.routes.js'
@@ -90,6 +94,12 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   await app.register(strategyRoutes, { db, config })
   await app.register(segmentRoutes, { db, config })
   await app.register(dependencyRoutes, { db })
+  await app.register(constraintRoutes, { db, limits: config.strategyLimits })
+  await app.register(contextRoutes, { db })
+  await app.register(tagTypeRoutes, { db })
+  await app.register(tagRoutes, { db })
+  await app.register(featureTagRoutes, { db })
+  await app.register(featureTypeRoutes, { db })
   await app.register(lifecycleRoutes, { db })
   await app.register(eventsRoutes, { db })
   await app.register(tokenRoutes, { db, tokens })

@@ -216,7 +216,51 @@ export interface WebhookAttemptsTable {
   error: string | null
 }
 
+export interface ContextFieldsTable {
+  name: string
+  description: string | null
+  stickiness: ColumnType<boolean, boolean | undefined, boolean>
+  sort_order: ColumnType<number, number | undefined, number>
+  /** JSON text: [{value, description?}] */
+  legal_values: ColumnType<string, string | undefined, string>
+  created_at: CreatedAt
+}
+
+export interface FeatureTypesTable {
+  id: string
+  name: string
+  description: string
+  lifetime_days: number | null
+  created_at: CreatedAt
+}
+
+export interface TagTypesTable {
+  name: string
+  description: ColumnType<string, string | undefined, string>
+  icon: string | null
+  color: string | null
+  created_at: CreatedAt
+}
+
+export interface TagsTable {
+  type: string
+  value: string
+  created_at: CreatedAt
+}
+
+export interface FeatureTagsTable {
+  feature_name: string
+  tag_type: string
+  tag_value: string
+  created_at: CreatedAt
+}
+
 export interface DB {
+  context_fields: ContextFieldsTable
+  feature_types: FeatureTypesTable
+  tag_types: TagTypesTable
+  tags: TagsTable
+  feature_tags: FeatureTagsTable
   webhooks: WebhooksTable
   webhook_deliveries: WebhookDeliveriesTable
   webhook_attempts: WebhookAttemptsTable

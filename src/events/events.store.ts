@@ -37,6 +37,18 @@ export const EVENT_TYPES = [
   'addon-config-deleted',
   'addon-secret-rotated',
   'addon-delivery-redelivered',
+  'context-field-created',
+  'context-field-updated',
+  'context-field-deleted',
+  'tag-type-created',
+  'tag-type-updated',
+  'tag-type-deleted',
+  'tag-created',
+  'tag-deleted',
+  'feature-tagged',
+  'feature-untagged',
+  'feature-type-updated',
+  'features-imported',
 ] as const
 
 export type EventType = (typeof EVENT_TYPES)[number]

@@ -68,6 +68,11 @@ const TABLES = [
   'webhooks',
   'webhook_deliveries',
   'webhook_attempts',
+  'context_fields',
+  'feature_types',
+  'tag_types',
+  'tags',
+  'feature_tags',
 ] as const
 
 /**
