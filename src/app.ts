@@ -12,7 +12,7 @@ import type { DatabaseHandle } from './db/database.js'
 import { eventsRoutes } from './events/events.routes.js'
 import { frontendRoutes } from './frontend/frontend.routes.js'
 import { Engines } from './frontend/frontend.service.js'
-import { ofrepRoutes } from './frontend/ofrep.routes.js'
+import { OFREP_FLAG_PATH, ofrepPathError, ofrepRoutes } from './frontend/ofrep.routes.js'
 import { clientErrorHandler, registerErrorHandling, sendError } from './http/error-handler.js'
 import { healthRoutes } from './http/health.routes.js'
 import { methodNotAllowed } from './http/method-not-allowed.js'
@@ -65,11 +65,14 @@ export async function buildApp (config: Config, { database, resolve = systemReso
       const sent = req.headers['x-request-id']
       return typeof sent === 'string' && REQUEST_ID_PATTERN.test(sent) ? sent : randomUUID()
     },
-    routerOptions: { ignoreTrailingSlash: true },
+    // Long enough for any key an OFREP client may send (its route answers FLAG_NOT_FOUND for
+    // them); other routes refuse a parameter over 100 characters with a 400 naming it.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
     trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
     logController: new LogController({ disableRequestLogging: true }),
     // Errors the router raises before any route is found (a malformed %-escape in the path).
-    frameworkErrors: (error, request, reply) => sendError(request, reply, error),
+    frameworkErrors: (error, request, reply) =>
+      request.method === 'POST' && request.url.startsWith(OFREP_FLAG_PATH) ? ofrepPathError(request, reply) : sendError(request, reply, error),
     clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.decorate('draining', false)

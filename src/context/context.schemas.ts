@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox'
-import { Nullable, Timestamp, UrlFriendly } from '../http/schemas.js'
+import { Nullable, QueryText, Timestamp, UrlFriendly } from '../http/schemas.js'
 
 /** Most legal values one context field may have. */
 export const MAX_LEGAL_VALUES = 1000
@@ -65,5 +65,5 @@ export const ListedContextField = Type.Composite([
 export const ContextParams = Type.Object({ name: UrlFriendly('Context field name') })
 export const LegalValueParams = Type.Object({
   name: UrlFriendly('Context field name'),
-  legalValue: Type.String({ minLength: 1, maxLength: 100, description: 'The legal value to remove' }),
+  legalValue: QueryText({ minLength: 1, maxLength: 100, description: 'The legal value to remove' }),
 })

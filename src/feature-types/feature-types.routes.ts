@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { Database } from '../db/types.js'
 import { errorStatuses } from '../http/openapi.js'
-import { Nullable } from '../http/schemas.js'
+import { Nullable, QueryText } from '../http/schemas.js'
 import { changeLifetime, featureTypes } from './feature-types.service.js'
 
 const FeatureType = Type.Object({
@@ -39,7 +39,7 @@ export const featureTypeRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = as
         summary: "Change a feature type's expected lifetime",
         description:
           'As Unleash: 200 with the feature type; the id is matched in lower case; 0 or null means never potentially stale. Records feature-type-updated with data and preData; the same lifetime again changes nothing. Needs a */* token.',
-        params: Type.Object({ id: Type.String({ minLength: 1, maxLength: 100, description: 'Feature type id' }) }),
+        params: Type.Object({ id: QueryText({ minLength: 1, maxLength: 100, description: 'Feature type id' }) }),
         body: Type.Object(
           { lifetimeDays: Nullable(Type.Integer({ minimum: 0, maximum: 2_147_483_647, description: 'Days; 0 or null: never' })) },
           { additionalProperties: false }

@@ -112,7 +112,9 @@ export async function updateSegment (trx: Transaction<DB>, id: number, fields: S
   }
 }
 
+/** Deletes a segment, taking it from the strategies that still use it (of archived features). */
 export async function deleteSegment (trx: Transaction<DB>, id: number) {
+  await trx.deleteFrom('feature_strategy_segments').where('segment_id', '=', id).execute()
   await trx.deleteFrom('segments').where('id', '=', id).execute()
 }
 
@@ -126,11 +128,11 @@ export async function segmentUses (db: Queryable, id: number) {
     .selectFrom('feature_strategy_segments as ss')
     .innerJoin('feature_strategies as s', 's.id', 'ss.strategy_id')
     .innerJoin('features as f', 'f.name', 's.feature_name')
-    .select(['s.id', 'f.project_id', 's.feature_name', 's.strategy_name', 's.environment_name'])
+    .select(['s.id', 'f.project_id', 's.feature_name', 's.strategy_name', 's.environment_name', 'f.archived_at'])
     .where('ss.segment_id', '=', id)
     .orderBy('s.feature_name')
     .orderBy('s.environment_name')
     .orderBy('s.id')
     .execute()
-  return rows.map((r) => ({ id: r.id, projectId: r.project_id, featureName: r.feature_name, strategyName: r.strategy_name, environment: r.environment_name }))
+  return rows.map((r) => ({ id: r.id, projectId: r.project_id, featureName: r.feature_name, strategyName: r.strategy_name, environment: r.environment_name, archived: r.archived_at !== null }))
 }

@@ -15,6 +15,7 @@ import {
   removeFeatureTag,
   removeTag,
   removeTagType,
+  requireFeatureVisible,
   tag,
   tags,
   tagType,
@@ -217,6 +218,12 @@ export const tagRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app
 
 export const featureTagRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
   const BASE = '/api/admin/features/:featureName/tags'
+  // A token outside the feature's project gets the 404 of a feature that does not exist, before
+  // its body is looked at: it learns nothing from a 400 either.
+  app.addHook('preValidation', async (request) => {
+    const { featureName } = request.params as { featureName?: unknown }
+    if (typeof featureName === 'string') await requireFeatureVisible(db, featureName, request.token)
+  })
 
   app.get(
     BASE,

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox'
-import { Nullable, URL_FRIENDLY_PATTERN } from '../http/schemas.js'
+import { Nullable, QueryText, URL_FRIENDLY_PATTERN } from '../http/schemas.js'
 
 /** Tag types and tag values are 2–50 characters, as Unleash. */
 const TagTypeName = (description: string) => Type.String({ minLength: 2, maxLength: 50, pattern: URL_FRIENDLY_PATTERN, description })
@@ -53,7 +53,7 @@ export type Tag = Static<typeof Tag>
 
 export const TagsOfTypeParams = Type.Object({ type: TagTypeName('Tag type') })
 
-export const TagParams = Type.Object({ type: TagTypeName('Tag type'), value: Type.String({ minLength: 1, maxLength: 100, description: 'Tag value' }) })
+export const TagParams = Type.Object({ type: TagTypeName('Tag type'), value: QueryText({ minLength: 1, maxLength: 100, description: 'Tag value' }) })
 
 export const FeatureTagParams = Type.Object({
   featureName: Type.String({ minLength: 1, maxLength: 100, pattern: URL_FRIENDLY_PATTERN, description: 'Feature name' }),

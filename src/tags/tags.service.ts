@@ -128,6 +128,11 @@ function requireVisible (project: string | undefined, feature: string, token: To
   return project
 }
 
+/** 404 unless the feature exists in a project of the token's scope. */
+export async function requireFeatureVisible (db: Database, feature: string, token: TokenScope) {
+  requireVisible(await featureProject(db, feature), feature, token)
+}
+
 export async function featureTags (db: Database, feature: string, token: TokenScope) {
   requireVisible(await featureProject(db, feature), feature, token)
   return tagsOfFeature(db, feature)

@@ -29,7 +29,7 @@ const REFUSED: Record<string, [feature: string, rule: RegExp, why: string][]> = 
   '17-dependent-features.json': [
     ['child.with.cycle', /a parent cannot have parents/, 'a cycle (Unleash refuses it too)'],
     ['child.with.transitive.dependency', /a parent cannot have parents/, 'a chain: its parent has a parent (Unleash refuses it too)'],
-    ['parents.not.exist.child.enabled', /the parent must exist/, 'a parent that does not exist (Unleash refuses it too)'],
+    ['parents.not.exist.child.enabled', /the parent feature must exist/, 'a parent that does not exist (Unleash refuses it too)'],
   ],
   '18-utf8-flag-names.json': [
     ['Feature.UTF-8.Hellø_Wørld', /body\/name must match pattern/, 'a name that is not URL-friendly (Unleash refuses it too)'],

@@ -121,7 +121,7 @@ describe('authentication is decided by the matched route, however the target is 
     }
     expect(requests).toBeGreaterThan(3000)
     expect(await databaseFingerprint(t.database.db)).toEqual(before)
-  })
+  }, 180_000)
 
   it('a token scoped to another project: never more than the plain request gets, nothing written', async () => {
     const scoped = await createToken(t.app, { projects: ['other'], environments: ['production'] })
@@ -131,7 +131,8 @@ describe('authentication is decided by the matched route, however the target is 
       const path = fill(route.url)
       const body = bodyFor(route.method, route.url)
       const plain = await rawRequest(port, { method: route.method, target: path, headers: auth(scoped), body })
-      if (route.method !== 'GET') expect([403, 404]).toContain(plain.status)
+      // Validating a constraint reads nothing of any project: any admin token may.
+      if (route.method !== 'GET' && route.url !== '/api/admin/constraints/validate') expect([403, 404], `${route.method} ${route.url}`).toContain(plain.status)
       for (const target of disguises(path).slice(1)) {
         for (const method of [route.method, 'POST']) {
           const res = await rawRequest(port, {
