@@ -1,9 +1,9 @@
-import { findContextField } from '../context/context.store.js'
-import { legalValueProblems } from '../context/legal-values.js'
+import { findContextField } from './context.store.js'
+import { legalValueProblems } from './legal-values.js'
 import type { Database } from '../db/types.js'
 import { RuleError } from '../errors.js'
-import type { Constraint, ConstraintLimits } from './constraints.schemas.js'
-import { constraintProblems } from './constraint-rules.js'
+import type { Constraint, ConstraintLimits } from '../constraints/constraints.schemas.js'
+import { constraintProblems } from '../constraints/constraint-rules.js'
 
 /** Every rule a strategy's constraint must meet, and the legal values of its context field: 400 naming the first broken. */
 export async function validateConstraint (db: Database, constraint: Constraint, limits: ConstraintLimits) {

@@ -2,8 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import type { Database } from '../db/types.js'
 import { errorStatuses } from '../http/openapi.js'
 import { EmptyReply } from '../http/schemas.js'
-import { type ConstraintLimits, constraintSchema } from './constraints.schemas.js'
-import { validateConstraint } from './constraints.service.js'
+import { type ConstraintLimits, constraintSchema } from '../constraints/constraints.schemas.js'
+import { validateConstraint } from './constraint-check.service.js'
 
 export const constraintRoutes: FastifyPluginAsyncTypebox<{ db: Database; limits: ConstraintLimits }> = async (app, { db, limits }) => {
   app.post(
