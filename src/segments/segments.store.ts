@@ -67,6 +67,15 @@ export async function lockSegment (trx: Transaction<DB>, id: number): Promise<Se
   return row && toSegment(row)
 }
 
+/** Segments by id, or (with `names`) by name, in id order; no lock. */
+export async function segmentsWhere (db: Queryable, where: { ids?: readonly number[]; names?: readonly string[] }): Promise<Segment[]> {
+  if (where.ids?.length === 0 || where.names?.length === 0) return []
+  let query = db.selectFrom('segments').select(columns).orderBy('id')
+  if (where.ids !== undefined) query = query.where('id', 'in', where.ids)
+  if (where.names !== undefined) query = query.where('name', 'in', where.names)
+  return (await query.execute()).map(toSegment)
+}
+
 /** The segments of these ids that exist (for a strategy that wants to use them), sharing their rows' key lock. */
 export async function segmentsById (trx: Transaction<DB>, ids: readonly number[]): Promise<Segment[]> {
   if (ids.length === 0) return []

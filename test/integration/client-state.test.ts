@@ -528,6 +528,13 @@ describe('every write route records an event and moves the client version; a ref
       refuse: () => t.app.inject({ method: 'PUT', url: '/api/admin/feature-types/ghost/lifetime', headers: auth(), payload: { lifetimeDays: 1 } }),
     },
     {
+      route: 'POST /api/admin/features-batch/import',
+      run: () => post('/api/admin/features-batch/import', { project: 'default', environment: 'development', data: { features: [{ name: uniqueName('imported') }], featureStrategies: [] } }),
+      status: 200,
+      event: 'features-imported',
+      refuse: () => post('/api/admin/features-batch/import', { project: 'default', environment: 'development', data: { features: [{ name: uniqueName('imported') }], featureStrategies: [{ name: 'no-such-strategy', featureName: 'x' }] } }),
+    },
+    {
       // A first evaluation moves the lifecycle: that is a change readers see.
       route: 'POST /api/client/metrics',
       run: async () => post('/api/client/metrics', metricsBody({ [await feature('metrics')]: { yes: 1, no: 0 } }), await clientToken()),
@@ -549,6 +556,9 @@ describe('every write route records an event and moves the client version; a ref
       'POST /api/admin/context/validate',
       'POST /api/admin/tag-types/validate',
       'POST /api/admin/constraints/validate',
+      // An export and an import's validation only read.
+      'POST /api/admin/features-batch/export',
+      'POST /api/admin/features-batch/validate',
       // Evaluations only read; a browser SDK's registration is validated and not stored (as Unleash).
       'POST /api/frontend',
       'POST /api/frontend/client/register',
