@@ -30,7 +30,7 @@ import type { Variant } from '../variants/variants.schemas.js'
 import { replaceVariants } from '../variants/variants.service.js'
 import { checkSegmentIds, duplicates, exportedConstraint, type Findings, importedConstraint, refusalOf, validationOf } from './import-rules.js'
 import type { ExportQuery, ExportResult, ImportBody, ImportData } from './migration.schemas.js'
-import { featureEnvironmentsOf, featuresNamed, liveFeatureNames } from './migration.store.js'
+import { featureEnvironmentsOf, featuresNamed, liveFeatureNames, lockImports } from './migration.store.js'
 
 /** The rules the single routes apply, which the import applies to each element. */
 export interface ImportRules {
@@ -270,6 +270,7 @@ export function importFeatures (db: Database, body: ImportBody, token: TokenScop
     let changes = 0
     const change: Change = { trx: outer.trx, record: (event) => { changes++; outer.record(event) } }
     const { trx } = change
+    await lockImports(trx)
     await requirePresent(trx, { project, environment })
     const parentNames = (data.dependencies ?? []).flatMap((d) => d.dependencies.map((p) => p.feature))
     await lockFeaturesByName(trx, [...new Set([...data.features.map((f) => f.name), ...parentNames])])

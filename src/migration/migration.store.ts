@@ -1,4 +1,5 @@
-import type { Queryable } from '../db/types.js'
+import { sql, type Transaction } from 'kysely'
+import type { DB, Queryable } from '../db/types.js'
 
 /** The names of the features (not archived) of a project, or of every project, by name. */
 export async function liveFeatureNames (db: Queryable, project?: string): Promise<string[]> {
@@ -31,3 +32,9 @@ export async function featureEnvironmentsOf (db: Queryable, names: readonly stri
     .execute()
   return rows.map((r) => ({ featureName: r.feature_name, enabled: r.enabled, variants: r.variants }))
 }
+
+/** Imports run one at a time (instances starting together each import IMPORT_FILE): held until the transaction ends. */
+export async function lockImports (trx: Transaction<DB>) {
+  await sql`SELECT pg_advisory_xact_lock(${IMPORT_LOCK})`.execute(trx)
+}
+const IMPORT_LOCK = 0x1f1a6_0028
