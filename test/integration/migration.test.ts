@@ -2,6 +2,7 @@
  * Unleash's features-batch export, validate and import: the shapes, the messages, the round
  * trip between two servers, all or nothing, and an import recording what the single writes do.
  */
+import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { committedVersion } from '../../src/events/events.store.js'
 import { auth, buildTestApp, createToken, expectProblem, json, type TestApp, uniqueName, useTestApp } from '../helpers/app.js'
@@ -224,6 +225,17 @@ describe('POST /api/admin/features-batch/import', () => {
     expect(await databaseFingerprint(t.database.db)).toEqual(before)
     // A token of the project imports what needs no */* token.
     expect((await importing({}, scoped)).statusCode).toBe(200)
+  })
+})
+
+describe('the example file (flags/example.json, which docker-compose.yml can seed the stack with)', () => {
+  it('validates without errors and imports', async () => {
+    const data = JSON.parse(readFileSync(new URL('../../flags/example.json', import.meta.url), 'utf8'))
+    const validation = json(await send(t, 'POST', '/api/admin/features-batch/validate', { project: 'default', environment: 'development', data }))
+    expect(validation.errors).toEqual([])
+    expect((await send(t, 'POST', '/api/admin/features-batch/import', { project: 'default', environment: 'development', data })).statusCode).toBe(200)
+    const darkMode = json(await send(t, 'GET', '/api/admin/projects/default/features/dark-mode'))
+    expect(darkMode.environments.find((e: any) => e.name === 'development').strategies[0].segments).toHaveLength(1)
   })
 })
 
