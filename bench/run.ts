@@ -6,9 +6,10 @@
  *
  * Settings: BENCH_SECONDS (per scenario, default 10), BENCH_CONNECTIONS (the 50-feature
  * scenarios, default 20), BENCH_SIZES (the document-size series, default 2,100,400,1000),
- * BENCH_ONLY=series|features|client|frontend|cpu|webhooks (run one part). BENCH_UNLEASH=1: also start Unleash 8.2 on
+ * BENCH_ONLY=series|features|client|frontend|cpu|webhooks|import (run one part). BENCH_UNLEASH=1: also start Unleash 8.2 on
  * the same PostgreSQL (test/helpers/unleash.ts) and drive it with the same series, side by side, its
  * server CPU time measured as ours; or UNLEASH_URL and UNLEASH_TOKEN (an admin token) name a running one.
+ * Unleash's import needs a personal access token: made by the launcher, or UNLEASH_PAT with UNLEASH_URL.
  *
  * PostgreSQL is found as the tests find it (TEST_DATABASE_URL, Testcontainers, local binaries).
  * Prints tables and writes them as JSON under bench/results/.
@@ -61,6 +62,8 @@ interface Target {
 }
 
 interface UnleashTarget extends Target {
+  /** A personal access token: Unleash refuses admin tokens on its import. */
+  pat?: string
   stop(): Promise<void>
 }
 
@@ -68,7 +71,7 @@ interface UnleashTarget extends Target {
 async function unleashTarget (serverUrl: string): Promise<UnleashTarget | undefined> {
   if (process.env.UNLEASH_URL) {
     const headers = { authorization: process.env.UNLEASH_TOKEN ?? '', 'content-type': 'application/json' }
-    return { base: process.env.UNLEASH_URL, headers, stop: async () => {} }
+    return { base: process.env.UNLEASH_URL, headers, pat: process.env.UNLEASH_PAT, stop: async () => {} }
   }
   if (process.env.BENCH_UNLEASH !== '1') return undefined
   const databaseUrl = await createDatabase(serverUrl, 'unleash_bench')
@@ -81,6 +84,7 @@ async function unleashTarget (serverUrl: string): Promise<UnleashTarget | undefi
       base: unleash.url,
       headers: unleash.adminHeaders,
       pid: unleash.pid,
+      pat: ONLY === undefined || ONLY === 'import' ? await unleash.createPersonalAccessToken() : undefined,
       stop: async () => {
         console.log(`Unleash: RSS after the run: ${Math.round(rssMb(unleash.pid))} MB`)
         await unleash.stop()
@@ -549,6 +553,75 @@ async function waitFor (url: string, child: ChildProcess) {
   }
 }
 
+/** One import or export, timed, with the server's CPU time and peak memory while it ran. */
+interface OnceRow {
+  scenario: string
+  ms: number
+  cpuMs?: number
+  peakRssMb?: number
+}
+
+const IMPORT_FEATURES = Number(process.env.BENCH_IMPORT_FEATURES ?? 1000)
+
+/** An export of `count` features, each with a gradual rollout, a constraint, two strategy variants and environment variants. */
+function importData (prefix: string, count: number) {
+  const names = Array.from({ length: count }, (_, i) => `${prefix}-${String(i).padStart(5, '0')}`)
+  return {
+    features: names.map((name) => ({ name, type: 'release', description: `imported ${name}` })),
+    featureStrategies: names.map((name, i) => ({
+      name: 'flexibleRollout',
+      featureName: name,
+      parameters: { rollout: String(i % 101), stickiness: 'default', groupId: name },
+      constraints: [{ contextName: 'appName', operator: 'IN', values: ['web', 'ios', 'android'] }],
+      variants: [{ name: 'a', weight: 500, weightType: 'variable', stickiness: 'default' }, { name: 'b', weight: 500, weightType: 'variable', stickiness: 'default' }],
+    })),
+    featureEnvironments: names.map((name, i) => ({ featureName: name, environment: 'development', enabled: i % 2 === 0, variants: [{ name: 'on', weight: 1000, weightType: 'variable', stickiness: 'default' }] })),
+    contextFields: [],
+    featureTags: [],
+    segments: [],
+    tagTypes: [],
+  }
+}
+
+/** Runs `work` once, timing it and sampling the server's memory every 50 ms. */
+async function once (scenario: string, pid: number | undefined, work: () => Promise<void>): Promise<OnceRow> {
+  let peak = pid === undefined ? 0 : rssMb(pid)
+  const sampler = pid === undefined ? undefined : setInterval(() => { peak = Math.max(peak, rssMb(pid)) }, 50)
+  const cpuBefore = pid === undefined ? 0 : cpuMs(pid)
+  const started = performance.now()
+  try {
+    await work()
+  } finally {
+    clearInterval(sampler)
+  }
+  const ms = Math.round(performance.now() - started)
+  return { scenario, ms, ...(pid !== undefined && { cpuMs: Math.round(cpuMs(pid) - cpuBefore), peakRssMb: Math.round(Math.max(peak, rssMb(pid))) }) }
+}
+
+/**
+ * Import of IMPORT_FEATURES features with strategies into an empty project (one transaction),
+ * the same import again (nothing to change), and an export of them; Unleash's beside when
+ * UNLEASH_URL (and UNLEASH_PAT for its import) are set.
+ */
+async function importScenarios (target: Target, pid: number | undefined, label = '', importHeaders?: Record<string, string>): Promise<OnceRow[]> {
+  const project = `bench-${randomBytes(3).toString('hex')}`
+  await call(target, 'POST', '/api/admin/projects', { id: project, name: project })
+  await call(target, 'POST', `/api/admin/projects/${project}/environments`, { environment: 'development' }).catch(() => {})
+  const data = importData(project, IMPORT_FEATURES)
+  const importer = { ...target, headers: importHeaders ?? target.headers }
+  const body = { project, environment: 'development', data }
+  const rows: OnceRow[] = []
+  rows.push(await once(`${label}import ${IMPORT_FEATURES} features with strategies (new)`, pid, () => call(importer, 'POST', '/api/admin/features-batch/import', body)))
+  rows.push(await once(`${label}import the same again (nothing changes)`, pid, () => call(importer, 'POST', '/api/admin/features-batch/import', body)))
+  rows.push(await once(`${label}export ${IMPORT_FEATURES} features with strategies`, pid, () => call(target, 'POST', '/api/admin/features-batch/export', { environment: 'development', project })))
+  return rows
+}
+
+function printOnce (title: string, rows: OnceRow[]) {
+  console.log(`\n${title}`)
+  console.table(rows.map((r) => ({ scenario: r.scenario, ms: r.ms, 'server CPU ms': r.cpuMs ?? '', 'peak RSS MB': r.peakRssMb ?? '' })))
+}
+
 function print (title: string, rows: Row[]) {
   console.log(`\n${title}`)
   console.table(
@@ -612,12 +685,21 @@ async function main () {
     if (frontend.length > 0) print('Frontend API (browser SDK polls)', frontend)
     const webhooks = part('webhooks') ? await webhookScenarios(target, pid) : []
     if (webhooks.length > 0) print(`Webhooks: writes with and without deliveries, ${FEATURES} features, ${CONNECTIONS} connections`, webhooks)
+    const imports = part('import') ? await importScenarios(target, pid) : []
+    if (imports.length > 0 && unleash?.pat) {
+      try {
+        imports.push(...(await importScenarios(unleash, unleash.pid, 'Unleash: ', { ...unleash.headers, authorization: unleash.pat })))
+      } catch (error) {
+        console.log(`Unleash, import: ${(error as Error).message.slice(0, 200)}`)
+      }
+    }
+    if (imports.length > 0) printOnce(`Import and export (features-batch), ${IMPORT_FEATURES} features, one request each`, imports)
     const idleRss = Math.round(rssMb(pid))
     await stopServer(server.child)
     console.log(`start-up to ready on a migrated database: ${startupMs} ms; RSS after the run: ${idleRss} MB`)
 
     const file = `bench/results/${new Date().toISOString().replace(/[:.]/g, '-')}.json`
-    writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, startupMs, cpu, series, features, client, frontend, webhooks }, null, 2))
+    writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, startupMs, cpu, series, features, client, frontend, webhooks, imports }, null, 2))
     console.log(`written to ${file}`)
   } finally {
     await unleash?.stop()

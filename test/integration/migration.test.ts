@@ -4,7 +4,8 @@
  */
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { committedVersion } from '../../src/events/events.store.js'
+import { writeChange } from '../../src/events/events.service.js'
+import { committedVersion, toJsonText } from '../../src/events/events.store.js'
 import { auth, buildTestApp, createToken, expectProblem, json, type TestApp, uniqueName, useTestApp } from '../helpers/app.js'
 import { databaseFingerprint } from '../helpers/state.js'
 
@@ -225,6 +226,22 @@ describe('POST /api/admin/features-batch/import', () => {
     expect(await databaseFingerprint(t.database.db)).toEqual(before)
     // A token of the project imports what needs no */* token.
     expect((await importing({}, scoped)).statusCode).toBe(200)
+  })
+})
+
+describe('a composed change larger than one statement', () => {
+  it('records every one of 12,000 events, moves the version once, and writes an outbox row for each', async () => {
+    const hook = json(await ok(send(t, 'POST', '/api/admin/addons', { provider: 'webhook', enabled: true, events: ['tag-created'], parameters: { url: 'http://127.0.0.1:9/hook' } })))
+    const version = BigInt(await committedVersion(t.database.db))
+    const before = Number((await t.database.db.selectFrom('events').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n)
+    await writeChange(t.database.db, async ({ record }) => {
+      for (let i = 0; i < 12_000; i++) record({ type: 'tag-created', createdBy: 'bulk', data: toJsonText({ value: `t${i}`, type: 'simple' }) })
+    })
+    const after = Number((await t.database.db.selectFrom('events').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n)
+    expect(after - before).toBe(12_000)
+    expect(BigInt(await committedVersion(t.database.db))).toBe(version + 1n)
+    const outbox = await t.database.db.selectFrom('webhook_deliveries').select((eb) => eb.fn.countAll<string>().as('n')).where('webhook_id', '=', hook.id).executeTakeFirstOrThrow()
+    expect(Number(outbox.n)).toBe(12_000)
   })
 })
 
