@@ -11,7 +11,7 @@ import { contextFieldsNamed } from '../context/context.store.js'
 import type { Database, Queryable } from '../db/types.js'
 import { addDependency, removeDependency } from '../dependencies/dependencies.service.js'
 import { parentsOfFeatures } from '../dependencies/dependencies.store.js'
-import { ApiError, invalidField, permissionDenied, RuleError } from '../errors.js'
+import { ApiError, invalidField, notFound, permissionDenied, RuleError } from '../errors.js'
 import { type Change, writeChange } from '../events/events.service.js'
 import { lockFeaturesByName, requirePresent } from '../features/features.store.js'
 import { upsertSegmentSchema } from '../segments/segments.schemas.js'
@@ -30,7 +30,7 @@ import type { Variant } from '../variants/variants.schemas.js'
 import { replaceVariants } from '../variants/variants.service.js'
 import { checkSegmentIds, duplicates, exportedConstraint, type Findings, importedConstraint, refusalOf, validationOf } from './import-rules.js'
 import type { ExportQuery, ExportResult, ImportBody, ImportData } from './migration.schemas.js'
-import { featureEnvironmentsOf, featuresNamed, liveFeatureNames, lockImports } from './migration.store.js'
+import { environmentExists, featureEnvironmentsOf, featuresNamed, liveFeatureNames, lockImports } from './migration.store.js'
 
 /** The rules the single routes apply, which the import applies to each element. */
 export interface ImportRules {
@@ -67,11 +67,8 @@ export async function exportFeatures (db: Database, query: ExportQuery, token: T
   const { environment } = query
   if (!coversEnvironment(token, environment)) throw permissionDenied(`API token ${token.name} has no access to environment ${environment}`)
   if (query.project !== undefined && !coversProject(token, query.project)) throw permissionDenied(`API token ${token.name} has no access to project ${query.project}`)
-  await requirePresent(db, { project: query.project ?? 'default', environment }, false).catch((error: unknown) => {
-    // The default project may have been chosen only to check the environment.
-    if (query.project === undefined && error instanceof ApiError && error.message.startsWith('Project')) return
-    throw error
-  })
+  if (query.project !== undefined) await requirePresent(db, { project: query.project })
+  if (!(await environmentExists(db, environment))) throw notFound(`Environment ${environment} does not exist`)
   const names =
     query.features !== undefined && query.features.length > 0
       ? query.features
@@ -284,8 +281,10 @@ export function importFeatures (db: Database, body: ImportBody, token: TokenScop
     await createDefinitions(change, data, plan, token)
     const segmentIds = await mapSegments(change, data, plan, rules, token)
     const touched = data.features.filter((f) => plan.kept.has(f.name) && (mode === 'overwrite' || !plan.inProject.has(f.name)))
+    const touchedSet = new Set(touched)
+    const index = indexOf(data)
     for (const [i, feature] of data.features.entries()) {
-      if (!touched.includes(feature)) continue
+      if (!touchedSet.has(feature)) continue
       const path = `/body/data/features/${i}`
       const fields = { description: feature.description ?? undefined, type: feature.type, impressionData: feature.impressionData }
       if (plan.inProject.has(feature.name)) {
@@ -295,8 +294,8 @@ export function importFeatures (db: Database, body: ImportBody, token: TokenScop
         await at(path, () => createFeature(change, project, fresh, createdBy))
       }
     }
-    for (const feature of touched) await importEnvironment(change, { project, feature: feature.name, environment }, data, plan, segmentIds, rules, createdBy)
-    for (const feature of touched) await importTags(change, feature.name, data, token)
+    for (const feature of touched) await importEnvironment(change, { project, feature: feature.name, environment }, index, plan, segmentIds, rules, createdBy)
+    for (const feature of touched) await importTags(change, feature.name, index, token)
     await importDependencies(change, project, touched.map((f) => f.name), data, createdBy)
     if (changes > 0) outer.record({ type: 'features-imported', createdBy, project, environment })
     return { features: touched.length, changes }
@@ -304,6 +303,21 @@ export function importFeatures (db: Database, body: ImportBody, token: TokenScop
 }
 
 type Plan = Awaited<ReturnType<typeof assess>>
+
+/** The data's elements by feature name, with their places in the data (for errors naming them). */
+function indexOf (data: ImportData) {
+  const group = <T>(items: readonly T[], key: (item: T) => string) => {
+    const out = new Map<string, { item: T; i: number }[]>()
+    items.forEach((item, i) => out.set(key(item), [...(out.get(key(item)) ?? []), { item, i }]))
+    return out
+  }
+  return {
+    strategies: group(data.featureStrategies, (s) => s.featureName),
+    environments: group(data.featureEnvironments ?? [], (e) => e.featureName),
+    tags: group(data.featureTags ?? [], (t) => t.featureName),
+  }
+}
+type Index = ReturnType<typeof indexOf>
 
 /** Tag types and context fields the data defines and the target lacks. */
 async function createDefinitions (change: Change, data: ImportData, plan: Plan, token: TokenScope) {
@@ -391,20 +405,19 @@ const comparable = (d: StrategyDocument, withOrder: boolean) =>
 async function importEnvironment (
   change: Change,
   ref: { project: string; feature: string; environment: string },
-  data: ImportData,
+  index: Index,
   plan: Plan,
   segmentIds: Map<number, number>,
   rules: ImportRules,
   createdBy: string
 ) {
-  const environments = data.featureEnvironments ?? []
-  const envIndex = environments.findIndex((e) => e.featureName === ref.feature)
-  const state = environments[envIndex]
-  if (state) {
-    await at(`/body/data/featureEnvironments/${envIndex}/variants`, () =>
+  const [entry] = index.environments.get(ref.feature) ?? []
+  const state = entry?.item
+  if (entry && state) {
+    await at(`/body/data/featureEnvironments/${entry.i}/variants`, () =>
       replaceVariants(change, ref, state.variants ?? [], rules.variants, { ifMatch: undefined, dryRun: false, createdBy }))
   }
-  const wanted = data.featureStrategies.map((s, i) => ({ s, i })).filter(({ s }) => s.featureName === ref.feature)
+  const wanted = (index.strategies.get(ref.feature) ?? []).map(({ item, i }) => ({ s: item, i }))
   const ordered = wanted.some(({ s }) => s.sortOrder !== undefined)
   if (ordered) wanted.sort((a, b) => (a.s.sortOrder ?? 0) - (b.s.sortOrder ?? 0))
   const bodies = wanted.map(({ s, i }) => ({ i, body: strategyBody(s, segmentIds) }))
@@ -442,8 +455,8 @@ async function importEnvironment (
 }
 
 /** A feature's tags become the data's: those it lacks are added (tags and tag types created as needed), others removed. */
-async function importTags (change: Change, feature: string, data: ImportData, token: TokenScope) {
-  const wanted = (data.featureTags ?? []).map((t, i) => ({ t, i })).filter(({ t }) => t.featureName === feature)
+async function importTags (change: Change, feature: string, index: Index, token: TokenScope) {
+  const wanted = (index.tags.get(feature) ?? []).map(({ item, i }) => ({ t: item, i }))
   const current = await tagsOfFeature(change.trx, feature)
   const key = (type: string, value: string) => `${type}\u0000${value}`
   const wantedKeys = new Set(wanted.map(({ t }) => key(t.tagType, t.tagValue.trim())))

@@ -1,6 +1,10 @@
 import { sql, type Transaction } from 'kysely'
 import type { DB, Queryable } from '../db/types.js'
 
+export async function environmentExists (db: Queryable, name: string): Promise<boolean> {
+  return (await db.selectFrom('environments').select('name').where('name', '=', name).executeTakeFirst()) !== undefined
+}
+
 /** The names of the features (not archived) of a project, or of every project, by name. */
 export async function liveFeatureNames (db: Queryable, project?: string): Promise<string[]> {
   let query = db.selectFrom('features').select('name').where('archived_at', 'is', null).orderBy('name')
