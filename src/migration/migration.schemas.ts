@@ -18,6 +18,13 @@ export const ExportQuery = Type.Object(
     ),
     tag: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Export the features that have a tag of this value' })),
     downloadFile: Type.Optional(Type.Boolean({ description: 'true: answered as an attachment (Content-Disposition), for a browser to save' })),
+    segmentConstraints: Type.Optional(
+      Type.Boolean({
+        default: true,
+        description:
+          "true (default): segments carry description, project and constraints, so that an import here creates them; false: segments are {id, name} exactly as Unleash exports them, which Unleash's import requires (it refuses other members)",
+      })
+    ),
   },
   { additionalProperties: false }
 )
@@ -70,9 +77,9 @@ const ExportedContextField = Type.Object({
 const ExportedSegment = Type.Object({
   id: Type.Integer(),
   name: Type.String(),
-  description: Nullable(Type.String()),
-  project: Nullable(Type.String()),
-  constraints: Type.Array(Type.Unknown(), { description: 'Unlike Unleash (which exports only id and name), so that an import can create the segment' }),
+  description: Type.Optional(Nullable(Type.String())),
+  project: Type.Optional(Nullable(Type.String())),
+  constraints: Type.Optional(Type.Array(Type.Unknown(), { description: 'Unlike Unleash (which exports only id and name), so that an import can create the segment; left out with segmentConstraints: false' })),
 })
 
 const ExportedTagType = Type.Object({ name: Type.String(), description: Type.String(), icon: Nullable(Type.String()), color: Nullable(Type.String()) })

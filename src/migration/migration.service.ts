@@ -111,7 +111,10 @@ export async function exportFeatures (db: Database, query: ExportQuery, token: T
     featureEnvironments,
     contextFields: contextFields.map((c) => ({ name: c.name, description: c.description, stickiness: c.stickiness, sortOrder: c.sortOrder, legalValues: c.legalValues.map((v) => ({ value: v.value, ...(v.description ? { description: v.description } : {}) })) })),
     featureTags: tags,
-    segments: segments.map((s) => ({ id: s.id, name: s.name, description: s.description, project: s.project, constraints: (s.constraints as Constraint[]).map(exportedConstraint) })),
+    segments: segments.map((s) =>
+      query.segmentConstraints === false
+        ? { id: s.id, name: s.name }
+        : { id: s.id, name: s.name, description: s.description, project: s.project, constraints: (s.constraints as Constraint[]).map(exportedConstraint) }),
     tagTypes,
     dependencies: featureNames.flatMap((name) => {
       const list = parents.get(name)

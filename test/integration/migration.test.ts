@@ -115,6 +115,8 @@ describe('POST /api/admin/features-batch/export', () => {
     expect(byName.features.map((f: any) => f.name)).toEqual([s.plain])
     const byTag = json(await send(t, 'POST', '/api/admin/features-batch/export', { environment: 'development', tag: 'web' }))
     expect(byTag.features.map((f: any) => f.name)).toContain(s.parent)
+    const unleashShaped = json(await send(t, 'POST', '/api/admin/features-batch/export', { environment: 'development', project: s.project, segmentConstraints: false }))
+    expect(unleashShaped.segments).toEqual([{ id: s.segment.id, name: s.segment.name }])
     const file = await send(t, 'POST', '/api/admin/features-batch/export', { environment: 'development', features: [s.plain], downloadFile: true })
     expect(file.headers['content-disposition']).toMatch(/^attachment; filename="export-\d{4}-\d{2}-\d{2}\.json"$/)
     expectProblem(await send(t, 'POST', '/api/admin/features-batch/export', { environment: 'nowhere' }), 404, 'NotFoundError')
