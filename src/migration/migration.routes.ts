@@ -4,7 +4,8 @@ import type { Database } from '../db/types.js'
 import { errorStatuses } from '../http/openapi.js'
 import { EmptyReply, responseHeader } from '../http/schemas.js'
 import { ExportQuery, ExportResult, ImportBody, ImportValidation } from './migration.schemas.js'
-import { exportFeatures, importFeatures, type ImportRules, validateImport } from './migration.service.js'
+import { exportFeatures } from './export.service.js'
+import { importFeatures, type ImportRules, validateImport } from './migration.service.js'
 
 type Options = { db: Database; rules: ImportRules; config: Pick<Config, 'importBodyLimit'> }
 

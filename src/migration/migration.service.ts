@@ -11,7 +11,7 @@ import { contextFieldsNamed } from '../context/context.store.js'
 import type { Database, Queryable } from '../db/types.js'
 import { addDependency, removeDependency } from '../dependencies/dependencies.service.js'
 import { parentsOfFeatures } from '../dependencies/dependencies.store.js'
-import { ApiError, invalidField, notFound, permissionDenied, RuleError } from '../errors.js'
+import { ApiError, invalidField, permissionDenied, RuleError } from '../errors.js'
 import { type Change, writeChange } from '../events/events.service.js'
 import { lockFeaturesByName, requirePresent } from '../features/features.store.js'
 import { upsertSegmentSchema } from '../segments/segments.schemas.js'
@@ -19,18 +19,17 @@ import { createSegment, type SegmentRules } from '../segments/segments.service.j
 import { segmentsWhere } from '../segments/segments.store.js'
 import { findDefinition, listDefinitions } from '../strategies/definitions.store.js'
 import { addStrategy, removeStrategy, type StrategyRules, strategyRules } from '../strategies/strategies.service.js'
-import { listStrategies, strategiesOfFeatures } from '../strategies/strategies.store.js'
+import { listStrategies } from '../strategies/strategies.store.js'
 import { resolveStrategy, type StrategyDocument } from '../strategies/strategy-rules.js'
 import { TagBody, TagTypeBody } from '../tags/tags.schemas.js'
 import { addFeatureTag, createTagType, removeFeatureTag } from '../tags/tags.service.js'
-import { featuresTagged, listTagTypes, tagsOfFeature, tagsOfFeatures } from '../tags/tags.store.js'
+import { listTagTypes, tagsOfFeature } from '../tags/tags.store.js'
 import { strictAjv } from '../validation.js'
 import type { VariantLimits } from '../variants/variants.js'
-import type { Variant } from '../variants/variants.schemas.js'
 import { replaceVariants } from '../variants/variants.service.js'
-import { checkSegmentIds, duplicates, exportedConstraint, type Findings, importedConstraint, refusalOf, validationOf } from './import-rules.js'
-import type { ExportQuery, ExportResult, ImportBody, ImportData } from './migration.schemas.js'
-import { environmentExists, featureEnvironmentsOf, featuresNamed, liveFeatureNames, lockImports } from './migration.store.js'
+import { checkSegmentIds, duplicates, type Findings, importedConstraint, refusalOf, validationOf } from './import-rules.js'
+import type { ImportBody, ImportData } from './migration.schemas.js'
+import { featuresNamed, lockImports } from './migration.store.js'
 
 /** The rules the single routes apply, which the import applies to each element. */
 export interface ImportRules {
@@ -54,91 +53,6 @@ const KEPT_MEMBERS = new Set(['features', 'featureStrategies', 'featureEnvironme
 function requireScope (token: TokenScope, project: string, environment: string) {
   if (!coversProject(token, project)) throw permissionDenied(`API token ${token.name} has no access to project ${project}`)
   if (!coversEnvironment(token, environment)) throw permissionDenied(`API token ${token.name} has no access to environment ${environment}`)
-}
-
-// Export
-
-/**
- * The features chosen by `features`, else `tag`, else `project`, else every feature (not
- * archived), of the token's projects, with their strategies, variants and state in one
- * environment and what those use: context fields, segments, tags and tag types, dependencies.
- */
-export async function exportFeatures (db: Database, query: ExportQuery, token: TokenScope): Promise<ExportResult> {
-  const { environment } = query
-  if (!coversEnvironment(token, environment)) throw permissionDenied(`API token ${token.name} has no access to environment ${environment}`)
-  if (query.project !== undefined && !coversProject(token, query.project)) throw permissionDenied(`API token ${token.name} has no access to project ${query.project}`)
-  if (query.project !== undefined) await requirePresent(db, { project: query.project })
-  if (!(await environmentExists(db, environment))) throw notFound(`Environment ${environment} does not exist`)
-  const names =
-    query.features !== undefined && query.features.length > 0
-      ? query.features
-      : query.tag !== undefined
-        ? await featuresTagged(db, query.tag)
-        : await liveFeatureNames(db, query.project)
-  const features = (await featuresNamed(db, [...new Set(names)])).filter((f) => coversProject(token, f.project))
-  const featureNames = features.map((f) => f.name)
-  const [environments, strategies, tags, parents] = await Promise.all([
-    featureEnvironmentsOf(db, featureNames, environment),
-    strategiesOfFeatures(db, featureNames, environment),
-    tagsOfFeatures(db, featureNames),
-    parentsOfFeatures(db, featureNames),
-  ])
-  const featureStrategies = featureNames.flatMap((name) =>
-    (strategies.get(name) ?? []).map((s) => ({
-      name: s.name,
-      id: s.id,
-      featureName: name,
-      title: s.title,
-      parameters: s.parameters,
-      constraints: (s.constraints as Constraint[]).map(exportedConstraint),
-      variants: s.variants,
-      sortOrder: s.sortOrder,
-      disabled: s.disabled,
-      segments: s.segments,
-    }))
-  )
-  const featureEnvironments = environments.map((e) => ({ enabled: e.enabled, featureName: e.featureName, environment, variants: JSON.parse(e.variants) as Variant[], name: e.featureName }))
-  const used = usedContextNames(featureStrategies, featureEnvironments)
-  const segmentIds = [...new Set(featureStrategies.flatMap((s) => s.segments))]
-  const [contextFields, segments, tagTypes] = await Promise.all([
-    contextFieldsNamed(db, [...used]),
-    segmentsWhere(db, { ids: segmentIds }),
-    listTagTypes(db, [...new Set(tags.map((t) => t.tagType))]),
-  ])
-  return {
-    features: features.map((f) => ({ name: f.name, description: f.description, type: f.type, project: f.project, stale: false, impressionData: f.impressionData, archived: f.archived })),
-    featureStrategies,
-    featureEnvironments,
-    contextFields: contextFields.map((c) => ({ name: c.name, description: c.description, stickiness: c.stickiness, sortOrder: c.sortOrder, legalValues: c.legalValues.map((v) => ({ value: v.value, ...(v.description ? { description: v.description } : {}) })) })),
-    featureTags: tags,
-    segments: segments.map((s) =>
-      query.segmentConstraints === false
-        ? { id: s.id, name: s.name }
-        : { id: s.id, name: s.name, description: s.description, project: s.project, constraints: (s.constraints as Constraint[]).map(exportedConstraint) }),
-    tagTypes,
-    dependencies: featureNames.flatMap((name) => {
-      const list = parents.get(name)
-      return list ? [{ feature: name, dependencies: list }] : []
-    }),
-  }
-}
-
-/** The context fields strategies and variants read: constraints, stickiness, overrides (as Unleash). */
-function usedContextNames (strategies: { parameters: Record<string, string>; constraints: Constraint[]; variants: Variant[] }[], environments: { variants: Variant[] }[]) {
-  const names = new Set<string>()
-  const ofVariants = (variants: Variant[]) => {
-    for (const v of variants) {
-      if (v.stickiness) names.add(v.stickiness)
-      for (const o of v.overrides ?? []) names.add(o.contextName)
-    }
-  }
-  for (const s of strategies) {
-    if (s.parameters.stickiness) names.add(s.parameters.stickiness)
-    for (const c of s.constraints) names.add(c.contextName)
-    ofVariants(s.variants)
-  }
-  for (const e of environments) ofVariants(e.variants)
-  return names
 }
 
 // Validate and import
