@@ -6,7 +6,7 @@
  *
  * Settings: BENCH_SECONDS (per scenario, default 10), BENCH_CONNECTIONS (the 50-feature
  * scenarios, default 20), BENCH_SIZES (the document-size series, default 2,100,400,1000),
- * BENCH_ONLY=series|features|client|frontend|cpu|webhooks|import (run one part). BENCH_UNLEASH=1: also start Unleash 8.2 on
+ * BENCH_ONLY=series|features|client|frontend|cpu|webhooks|people|import (run one part). BENCH_UNLEASH=1: also start Unleash 8.2 on
  * the same PostgreSQL (test/helpers/unleash.ts) and drive it with the same series, side by side, its
  * server CPU time measured as ours; or UNLEASH_URL and UNLEASH_TOKEN (an admin token) name a running one.
  * Unleash's import needs a personal access token: made by the launcher, or UNLEASH_PAT with UNLEASH_URL.
@@ -65,13 +65,16 @@ interface UnleashTarget extends Target {
   /** A personal access token: Unleash refuses admin tokens on its import. */
   pat?: string
   stop(): Promise<void>
+  /** A user who may log in (the admin the launcher created, or UNLEASH_ADMIN_USER and UNLEASH_ADMIN_PASSWORD). */
+  login?: { username: string; password: string }
 }
 
 /** BENCH_UNLEASH=1 starts Unleash on this PostgreSQL, in a database of its own; UNLEASH_URL names a running one. */
 async function unleashTarget (serverUrl: string): Promise<UnleashTarget | undefined> {
   if (process.env.UNLEASH_URL) {
     const headers = { authorization: process.env.UNLEASH_TOKEN ?? '', 'content-type': 'application/json' }
-    return { base: process.env.UNLEASH_URL, headers, pat: process.env.UNLEASH_PAT, stop: async () => {} }
+    const { UNLEASH_ADMIN_USER: username, UNLEASH_ADMIN_PASSWORD: password } = process.env
+    return { base: process.env.UNLEASH_URL, headers, pat: process.env.UNLEASH_PAT, stop: async () => {}, ...(username && password && { login: { username, password } }) }
   }
   if (process.env.BENCH_UNLEASH !== '1') return undefined
   const databaseUrl = await createDatabase(serverUrl, 'unleash_bench')
@@ -84,6 +87,7 @@ async function unleashTarget (serverUrl: string): Promise<UnleashTarget | undefi
       base: unleash.url,
       headers: unleash.adminHeaders,
       pid: unleash.pid,
+      login: unleash.admin,
       pat: ONLY === undefined || ONLY === 'import' ? await unleash.createPersonalAccessToken() : undefined,
       stop: async () => {
         console.log(`Unleash: RSS after the run: ${Math.round(rssMb(unleash.pid))} MB`)
@@ -109,6 +113,9 @@ function startServer (databaseUrl: string, port: number, extraArgs: string[] = [
       NODE_ENV: 'production',
       // The webhook scenarios' receivers listen on loopback.
       WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
+      // The login timing scenario fails on purpose, many times, from one address.
+      LOGIN_MAX_FAILURES_PER_ACCOUNT: '1000000',
+      LOGIN_MAX_FAILURES_PER_ADDRESS: '1000000',
     },
     stdio: ['ignore', 'ignore', 'inherit'],
   })
@@ -539,6 +546,71 @@ async function webhookScenarios (server: Target, pid: number): Promise<Row[]> {
 }
 
 /** Until a PATCH on `url` answers (the floor server is up). */
+/** Median of a list of numbers. */
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0
+
+/** Logs in (Unleash's route, on either server); the session cookie, or the status when refused. */
+async function logIn (base: string, username: string, password: string) {
+  const res = await fetch(`${base}/auth/simple/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) })
+  await res.text()
+  const cookie = res.headers.getSetCookie().map((c) => c.split(';')[0]).find((c) => c !== undefined && /session/.test(c))
+  return { status: res.status, cookie }
+}
+
+/** Time of one refused login, in ms. */
+async function timedLogin (base: string, username: string) {
+  const started = performance.now()
+  const { status } = await logIn(base, username, 'not-the-password-1')
+  return { ms: performance.now() - started, status }
+}
+
+/**
+ * People: the same admin read (a project's features) authenticated by an API token, a session
+ * cookie and a personal access token (server CPU per request: a person is read afresh from the
+ * database at every request, a token is cached), and the time of a refused login for a wrong
+ * password and for an unknown name (interleaved; equal is the point). With Unleash beside us
+ * (BENCH_UNLEASH=1, or UNLEASH_URL with UNLEASH_ADMIN_USER and UNLEASH_ADMIN_PASSWORD), the
+ * same for Unleash (whose login limiter allows 10 a minute per address, so fewer attempts).
+ */
+async function peopleScenarios (server: Target, pid: number, unleash?: UnleashTarget): Promise<Row[]> {
+  const password = 'bench-password-for-people'
+  await call(server, 'POST', '/api/admin/user-admin', { username: 'bench-editor', rootRole: 'Editor', password })
+  const session = await logIn(server.base, 'bench-editor', password)
+  if (!session.cookie) throw new Error(`bench login failed: ${session.status}`)
+  const patRes = await fetch(`${server.base}/api/admin/user/tokens`, { method: 'POST', headers: { cookie: session.cookie, 'content-type': 'application/json' }, body: JSON.stringify({ description: 'bench', expiresAt: new Date(Date.now() + 86_400_000).toISOString() }) })
+  const pat = (await patRes.json() as { secret: string }).secret
+  for (let i = 0; i < 20; i++) await call(server, 'POST', '/api/admin/projects/default/features', { name: `people-${i}` })
+  const read = () => ({ method: 'GET' as const, path: '/api/admin/projects/default/features' })
+  const as = (headers: Record<string, string>): Target => ({ base: server.base, headers })
+  await load(as({ authorization: SECRET }), 'warm-up', CONNECTIONS, read, pid, [200], WARM_UP_SECONDS)
+  const rows = [
+    await load(as({ authorization: SECRET }), `GET a project's features, API token, ${CONNECTIONS} conn`, CONNECTIONS, read, pid, [200]),
+    await load(as({ cookie: session.cookie }), `GET a project's features, session cookie, ${CONNECTIONS} conn`, CONNECTIONS, read, pid, [200]),
+    await load(as({ authorization: pat }), `GET a project's features, personal access token, ${CONNECTIONS} conn`, CONNECTIONS, read, pid, [200]),
+  ]
+  const timing = async (base: string, known: string, attempts: number, label: string) => {
+    const wrong: number[] = []
+    const unknown: number[] = []
+    for (let i = 0; i < attempts; i++) {
+      wrong.push((await timedLogin(base, known)).ms)
+      unknown.push((await timedLogin(base, `nobody-${i}-${randomBytes(3).toString('hex')}`)).ms)
+    }
+    const row = (scenario: string, xs: number[]): Row => ({ scenario, reqPerSec: 0, p50Ms: Number(median(xs).toFixed(1)), p99Ms: Number(Math.max(...xs).toFixed(1)), errors: 0 })
+    return [row(`${label}refused login, wrong password (${attempts}, p99 = max)`, wrong), row(`${label}refused login, unknown name (${attempts}, p99 = max)`, unknown)]
+  }
+  rows.push(...(await timing(server.base, 'bench-editor', 20, '')))
+  if (unleash?.login) {
+    const { username, password: theirPassword } = unleash.login
+    const theirs = await logIn(unleash.base, username, theirPassword)
+    if (theirs.cookie) {
+      rows.push(await load({ base: unleash.base, headers: { cookie: theirs.cookie } }, `Unleash: GET a project's features, session cookie, ${CONNECTIONS} conn`, CONNECTIONS, read, unleash.pid, [200]))
+    }
+    // Unleash allows 10 logins a minute per address: 8 attempts after the one above.
+    rows.push(...(await timing(unleash.base, username, 4, 'Unleash: ')))
+  }
+  return rows
+}
+
 async function waitFor (url: string, child: ChildProcess) {
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the floor server exited with code ${child.exitCode}`)
@@ -705,6 +777,8 @@ async function main () {
     if (frontend.length > 0) print('Frontend API (browser SDK polls)', frontend)
     const webhooks = part('webhooks') ? await webhookScenarios(target, pid) : []
     if (webhooks.length > 0) print(`Webhooks: writes with and without deliveries, ${FEATURES} features, ${CONNECTIONS} connections`, webhooks)
+    const people = part('people') ? await peopleScenarios(target, pid, unleash) : []
+    if (people.length > 0) print('People: admin reads by API token, session and personal access token; refused logins', people)
     const imports = part('import') ? await importScenarios(target, pid) : []
     if (imports.length > 0 && unleash?.pat) {
       try {
@@ -719,7 +793,7 @@ async function main () {
     console.log(`start-up to ready on a migrated database: ${startupMs} ms; RSS after the run: ${idleRss} MB`)
 
     const file = `bench/results/${new Date().toISOString().replace(/[:.]/g, '-')}.json`
-    writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, startupMs, cpu, series, features, client, frontend, webhooks, imports }, null, 2))
+    writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, startupMs, cpu, series, features, client, frontend, webhooks, people, imports }, null, 2))
     console.log(`written to ${file}`)
   } finally {
     await unleash?.stop()

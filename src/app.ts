@@ -37,6 +37,12 @@ import { variantsRoutes } from './variants/variants.routes.js'
 import { Dispatcher } from './webhooks/dispatcher.service.js'
 import { type Resolve, systemResolve } from './webhooks/ssrf.js'
 import { addonRoutes } from './webhooks/webhooks.routes.js'
+import { authRoutes } from './users/auth.routes.js'
+import { meRoutes } from './users/me.routes.js'
+import { PasswordHasher } from './users/password-hash.js'
+import { SessionSweeper } from './users/sessions.service.js'
+import type { PeopleContext } from './users/users.service.js'
+import { userAdminRoutes } from './users/users.routes.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -83,8 +89,14 @@ export async function buildApp (config: Config, { database, resolve = systemReso
 
   const db = database.db
   const tokens = new TokenCache(db, config.tokenCacheMs)
+  const people: PeopleContext = {
+    db,
+    hasher: new PasswordHasher(config.passwordHashCost),
+    sessions: config.sessions,
+    loginLimits: config.loginLimits,
+  }
   await app.register(requestLogPlugin)
-  await app.register(authPlugin, { tokens })
+  await app.register(authPlugin, { tokens, people })
   await app.register(requestGuardsPlugin)
   await app.register(openApiPlugin)
   if (config.metricsEnabled) await app.register(metricsPlugin, { database })
@@ -109,6 +121,9 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   await app.register(lifecycleRoutes, { db })
   await app.register(eventsRoutes, { db })
   await app.register(tokenRoutes, { db, tokens })
+  await app.register(authRoutes, { people })
+  await app.register(meRoutes, { people })
+  await app.register(userAdminRoutes, { people })
   const state = new ClientState(db, config.clientStateCacheMs)
   const usageLimits = { maxApplications: config.clientMaxApplications, maxInstances: config.clientMaxInstances }
   await app.register(clientRoutes, { db, state })
@@ -125,6 +140,14 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   app.decorate('webhooks', new Dispatcher(db, config.webhooks, app.log, resolve))
   app.addHook('onReady', async () => app.webhooks.start())
   app.addHook('onClose', async () => app.webhooks.stop())
+  // Ended sessions and old login counts are removed in the background; the stand-in password
+  // hash is made before the first login, so that the first unknown name costs no more than others.
+  const sweeper = new SessionSweeper(people, (err) => app.log.warn({ err }, 'removing ended sessions failed; retried later'))
+  app.addHook('onReady', async () => {
+    sweeper.start()
+    await people.hasher.warm()
+  })
+  app.addHook('onClose', async () => sweeper.stop())
   return app
 }
 

@@ -157,6 +157,31 @@ export const EnvSchema = Type.Object({
     default: 86_400_000,
     description: 'After a secret rotation, how long deliveries are also signed with the previous secret',
   }),
+  UNLEASH_DEFAULT_ADMIN_USERNAME: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'The first admin\'s username (or email), created when no user exists yet; with UNLEASH_DEFAULT_ADMIN_PASSWORD' })),
+  UNLEASH_DEFAULT_ADMIN_PASSWORD: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'The first admin\'s password (the password rules apply)' })),
+  INIT_ADMIN_USERNAME: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Same as UNLEASH_DEFAULT_ADMIN_USERNAME' })),
+  INIT_ADMIN_PASSWORD: Type.Optional(Type.String({ minLength: 1, maxLength: 1024, description: 'Same as UNLEASH_DEFAULT_ADMIN_PASSWORD' })),
+  SESSION_IDLE_TIMEOUT_MS: Type.Integer({
+    minimum: 1000,
+    maximum: 30 * 86_400_000,
+    default: 8 * 3_600_000,
+    description: 'A session not used for this long ends (counted to the minute, or to a quarter of this when shorter)',
+  }),
+  SESSION_MAX_AGE_MS: Type.Integer({
+    minimum: 1000,
+    maximum: 365 * 86_400_000,
+    default: 48 * 3_600_000,
+    description: 'A session ends this long after its login, however much it is used',
+  }),
+  LOGIN_MAX_FAILURES_PER_ACCOUNT: Positive(10, 'Failed logins one account name (known or not) may have in LOGIN_FAILURE_WINDOW_MS; more attempts get 429 until the window ends'),
+  LOGIN_MAX_FAILURES_PER_ADDRESS: Positive(100, 'Failed logins one source address (an IPv6 /64) may have in LOGIN_FAILURE_WINDOW_MS, whatever the names; more attempts get 429'),
+  LOGIN_FAILURE_WINDOW_MS: Type.Integer({ minimum: 1000, maximum: 86_400_000, default: 900_000, description: 'The window in which failed logins are counted' }),
+  PASSWORD_HASH_COST: Type.Integer({
+    minimum: 12,
+    maximum: 20,
+    default: 17,
+    description: 'scrypt cost as log2(N), with r=8 and p=1: 17 uses 128 MiB and a few hundred milliseconds per hash. Below 17 only for tests',
+  }),
   WEBHOOK_ALLOWED_NETWORKS: Type.String({
     default: '',
     maxLength: 10_000,
@@ -167,7 +192,7 @@ export const EnvSchema = Type.Object({
 export type Env = Static<typeof EnvSchema>
 
 /** Variables whose values are secrets: never printed, not even in a configuration error. */
-const SECRET_VARIABLES = new Set(['INIT_ADMIN_API_TOKENS'])
+const SECRET_VARIABLES = new Set(['INIT_ADMIN_API_TOKENS', 'UNLEASH_DEFAULT_ADMIN_PASSWORD', 'INIT_ADMIN_PASSWORD'])
 
 /** `postgres://user:secret@host/db` → `postgres://user:***@host/db`; other text unchanged. */
 export function redactUrl (text: string): string {
@@ -225,6 +250,14 @@ function toConfig (env: Env) {
     clientMaxInstances: env.CLIENT_MAX_INSTANCES,
     usageRetentionDays: env.USAGE_RETENTION_DAYS,
     shutdownDelayMs: env.SHUTDOWN_DELAY_MS,
+    initialAdmin: initialAdminOf(env),
+    sessions: { idleMs: env.SESSION_IDLE_TIMEOUT_MS, maxAgeMs: env.SESSION_MAX_AGE_MS },
+    loginLimits: {
+      perAccount: env.LOGIN_MAX_FAILURES_PER_ACCOUNT,
+      perAddress: env.LOGIN_MAX_FAILURES_PER_ADDRESS,
+      windowMs: env.LOGIN_FAILURE_WINDOW_MS,
+    },
+    passwordHashCost: env.PASSWORD_HASH_COST,
     webhooks: {
       pollMs: env.WEBHOOK_POLL_MS,
       leaseMs: env.WEBHOOK_LEASE_MS,
@@ -236,6 +269,30 @@ function toConfig (env: Env) {
       allowedNetworks: parseNetworks(env.WEBHOOK_ALLOWED_NETWORKS),
     },
   }
+}
+
+/** The first admin, from Unleash's variable names or ours (loadConfig checked that they agree). */
+function initialAdminOf (env: Env): { username: string; password: string } | undefined {
+  const username = env.UNLEASH_DEFAULT_ADMIN_USERNAME ?? env.INIT_ADMIN_USERNAME
+  const password = env.UNLEASH_DEFAULT_ADMIN_PASSWORD ?? env.INIT_ADMIN_PASSWORD
+  return username !== undefined && password !== undefined ? { username, password } : undefined
+}
+
+/** What is wrong with the first admin's variables: one without the other, or the two names disagreeing. */
+function initialAdminProblems (env: Env): string[] {
+  const problems: string[] = []
+  const pairs = [['UNLEASH_DEFAULT_ADMIN_USERNAME', 'INIT_ADMIN_USERNAME'], ['UNLEASH_DEFAULT_ADMIN_PASSWORD', 'INIT_ADMIN_PASSWORD']] as const
+  for (const [unleash, ours] of pairs) {
+    if (env[unleash] !== undefined && env[ours] !== undefined && env[unleash] !== env[ours]) {
+      problems.push(`${unleash} and ${ours} are both set and differ (set one of them)`)
+    }
+  }
+  const username = env.UNLEASH_DEFAULT_ADMIN_USERNAME ?? env.INIT_ADMIN_USERNAME
+  const password = env.UNLEASH_DEFAULT_ADMIN_PASSWORD ?? env.INIT_ADMIN_PASSWORD
+  if ((username === undefined) !== (password === undefined)) {
+    problems.push('UNLEASH_DEFAULT_ADMIN_USERNAME and UNLEASH_DEFAULT_ADMIN_PASSWORD (or INIT_ADMIN_USERNAME and INIT_ADMIN_PASSWORD) go together: set both or neither')
+  }
+  return problems
 }
 
 /** `10.0.0.0/8, ::1/128` → the CIDRs, normalised; every one has been checked by loadConfig. */
@@ -304,6 +361,10 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
     const bad = badNetworks(valid.WEBHOOK_ALLOWED_NETWORKS)
     if (bad.length > 0) {
       problems.push(`WEBHOOK_ALLOWED_NETWORKS=${JSON.stringify(valid.WEBHOOK_ALLOWED_NETWORKS)} is invalid (not a CIDR such as 10.0.0.0/8: ${bad.join(', ')})`)
+    }
+    problems.push(...initialAdminProblems(valid))
+    if (valid.SESSION_IDLE_TIMEOUT_MS > valid.SESSION_MAX_AGE_MS) {
+      problems.push(`SESSION_IDLE_TIMEOUT_MS=${valid.SESSION_IDLE_TIMEOUT_MS} is invalid (must not exceed SESSION_MAX_AGE_MS=${valid.SESSION_MAX_AGE_MS})`)
     }
     if (valid.WEBHOOK_LEASE_MS <= valid.WEBHOOK_TIMEOUT_MS) {
       problems.push(

@@ -23,10 +23,20 @@ const kinds = {
     description: 'No API token, or an unknown one',
   },
   UnauthorizedError: { status: 401, title: 'Invalid API token', description: 'No API token, or an unknown one' },
+  PasswordMismatch: {
+    status: 401,
+    title: 'Wrong username or password',
+    description: 'The username (or email) and password do not match a user; the same answer whether the user exists or not',
+  },
   PermissionError: {
     status: 403,
     title: 'Missing permission',
-    description: 'The API token does not cover this project or environment, or is of the wrong type',
+    description: 'The API token does not cover this project or environment, or is of the wrong type; or the user\'s role does not allow this',
+  },
+  CrossSiteRequestError: {
+    status: 403,
+    title: 'Cross-site request refused',
+    description: 'A request that changes something, authenticated by the session cookie, came from another site (Origin or Sec-Fetch-Site)',
   },
   NotFoundError: {
     status: 404,
@@ -85,6 +95,13 @@ const kinds = {
 
 export type ErrorName = keyof typeof kinds
 
+/** What Unleash's clients read from a 401 to find the login: where, and of which kind. */
+export interface LoginHint {
+  type: 'password'
+  path: string
+  defaultHidden: boolean
+}
+
 /** The one error type the service throws; the error handler turns it into the problem body. */
 export class ApiError extends Error {
   readonly status: number
@@ -95,7 +112,9 @@ export class ApiError extends Error {
     message: string,
     details?: ErrorDetail[],
     /** Response headers that belong to this error (Retry-After, Allow). */
-    readonly headers: Record<string, string> = {}
+    readonly headers: Record<string, string> = {},
+    /** Members of the body that replace or join the common ones (the login hint of a 401). */
+    readonly members: LoginHint | Record<string, never> = {}
   ) {
     super(message)
     this.name = errorName
@@ -130,6 +149,8 @@ export const ErrorBody = Type.Object(
     details: Type.Array(
       Type.Object({ message: Type.String(), path: Type.Optional(Type.String()) })
     ),
+    path: Type.Optional(Type.String({ description: 'On a 401 without credentials: where to log in (/auth/simple/login), as Unleash; type is then "password"' })),
+    defaultHidden: Type.Optional(Type.Boolean({ description: 'On a 401 without credentials, as Unleash: false' })),
   },
   {
     $id: 'ErrorBody',
@@ -139,7 +160,7 @@ export const ErrorBody = Type.Object(
 export type ErrorBodyType = Static<typeof ErrorBody>
 
 export function toErrorBody (error: ApiError): ErrorBodyType {
-  return {
+  const body: ErrorBodyType = {
     type: `urn:feature-flag-admin:error:${error.errorName}`,
     title: kinds[error.errorName].title,
     status: error.status,
@@ -149,6 +170,7 @@ export function toErrorBody (error: ApiError): ErrorBodyType {
     message: error.message,
     details: error.details,
   }
+  return Object.assign(body, error.members)
 }
 
 /** What each error status means, for the OpenAPI document: every kind with that status, and its name. */

@@ -1,15 +1,22 @@
-import type { FastifyInstance, RouteOptions } from 'fastify'
+import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Database } from '../db/types.js'
 import { ApiError, permissionDenied } from '../errors.js'
-import { coversEnvironment, coversProject, isAdmin, type TokenScope } from '../access/scope.js'
+import type { Author } from '../events/events.store.js'
+import { PAT_SECRET, patPerson } from '../users/pats.service.js'
+import { authorName, type Person, personMay, refusal, type RouteRole } from '../users/roles.js'
+import { sessionPerson } from '../users/sessions.service.js'
+import type { PeopleContext } from '../users/users.service.js'
+import { isCrossSite } from './csrf.js'
+import { clearedSessionCookie, sessionIdFromCookie } from '../users/session-cookie.js'
+import { ALL, coversEnvironment, coversProject, isAdmin, type TokenScope } from '../access/scope.js'
 import { hashSecret, secretFromHeader } from './tokens.js'
 import { type ApiToken, findTokenBySecret } from './tokens.store.js'
 
 /**
  * Who may call a route. Every route declares it in its `config.access`; the app refuses to
  * start if one does not, so no route can exist without its guard.
- * - `public`: no token (health, readiness, metrics, docs);
+ * - `public`: no token (health, readiness, metrics, docs, login and logout);
  * - `token`: an API token whose scope covers the route's `projectId` and `environment`
  *   path parameters (any API token on a route without them);
  * - `admin`: an API token scoped to every project and environment (`*`/`*`);
@@ -17,20 +24,39 @@ import { type ApiToken, findTokenBySecret } from './tokens.store.js'
  *   and projects;
  * - `frontend`: a frontend token (a browser or mobile app's); the frontend API and OFREP answer
  *   for its environment and projects;
+ * - `person`: a signed-in person only (a session, or a personal access token): their own
+ *   account; an API token is not a person (403);
  * - `any`: any valid token, whatever its type (the 405 answers: a method a path does not have
  *   is 405 for every caller who may learn that the path exists).
  * As Unleash: a token on the routes of another type (a client token on an admin route, an
  * admin token on a client route, a frontend token anywhere but the frontend routes) is 403.
+ *
+ * People (a session cookie, or a personal access token in Authorization) may call the `token`,
+ * `admin`, `person` and `any` routes, as the route's `config.role` allows their roles (see
+ * users/roles.ts); never the client or frontend API.
  */
-export type Access = 'public' | 'token' | 'admin' | 'client' | 'frontend' | 'any'
+export type Access = 'public' | 'token' | 'admin' | 'client' | 'frontend' | 'person' | 'any'
 
 declare module 'fastify' {
   interface FastifyRequest {
-    /** The authenticated token; set on every route whose access is not `public`. */
+    /**
+     * The scope of the caller; set on every route whose access is not `public`. A person sees
+     * every project and environment (what they may change is their role's business).
+     */
     token: TokenScope
+    /** The signed-in person, when a person (not an API token) made the request. */
+    person: Person | null
+    /** The session id the request was authenticated with (a session cookie), if any. */
+    sessionId: string | undefined
+    /** Who is making the request, as events record it. */
+    author: Author
   }
   interface FastifyContextConfig {
     access?: Access
+    /** What the route asks of a person (required on `token` and `admin` routes). */
+    role?: RouteRole
+    /** A route that opens or ends a session: refused when cross-site, although public. */
+    sessionRoute?: boolean
   }
 }
 
@@ -84,6 +110,7 @@ export function requireEnvironment (token: TokenScope, environment: string): voi
 /** 403 unless the token may call a route of this access with these path parameters. */
 export function authorise (token: TokenScope, access: Access | undefined, params: unknown): void {
   if (access === undefined || access === 'any') return // no route matched: 404 follows for any valid token
+  if (access === 'person') throw permissionDenied(`API token ${token.name} is not a person: sign in, or use a personal access token`)
   if (access === 'client' || access === 'frontend') {
     if (token.type !== access) throw permissionDenied(`API token ${token.name} is not a ${access} token; the ${access} API needs one`)
     return
@@ -103,17 +130,61 @@ export function authorise (token: TokenScope, access: Access | undefined, params
   if (typeof environment === 'string') requireEnvironment(token, environment)
 }
 
+/** 403 unless the person may call a route of this access and role with these path parameters. */
+export function authorisePerson (person: Person, access: Access | undefined, role: RouteRole | undefined, params: unknown): void {
+  if (access === 'client' || access === 'frontend') {
+    throw permissionDenied(`User ${authorName(person)} is a person; the ${access} API needs a ${access} token`)
+  }
+  if (access === undefined || access === 'any' || access === 'person') return
+  const { projectId } = (params ?? {}) as Record<string, unknown>
+  const need = role ?? 'admin'
+  if (!personMay(person, need, typeof projectId === 'string' ? projectId : undefined)) {
+    throw permissionDenied(refusal(person, need, typeof projectId === 'string' ? projectId : undefined))
+  }
+}
+
+/** A person's scope: every project and environment. */
+const personScope = (person: Person): TokenScope => ({ name: authorName(person), type: 'admin', projects: [ALL], environments: [ALL] })
+
 const unknownToken = () => new ApiError('UnauthorizedError', 'The API token is unknown or was deleted')
+
+/** Routes people may call, where a 401 says how to log in (as Unleash's clients read it). */
+const admitsPeople = (access: Access | undefined) => access !== 'client' && access !== 'frontend'
+
+const LOGIN_HINT = { type: 'password', path: '/auth/simple/login', defaultHidden: false } as const
+
+const noCredentials = (access: Access | undefined) =>
+  admitsPeople(access)
+    ? new ApiError('AuthenticationRequired', 'You must log in (POST /auth/simple/login) or send an API token in the Authorization header', undefined, {}, LOGIN_HINT)
+    : new ApiError('AuthenticationRequired', 'You must send an API token in the Authorization header')
+
+/** The request's own host, as the browser addressed it (X-Forwarded-Host only behind a trusted proxy). */
+const ownHost = (request: FastifyRequest) => request.host
+
+export const refuseCrossSite = (request: FastifyRequest) => {
+  if (isCrossSite(request.method, request.headers, ownHost(request))) {
+    throw new ApiError('CrossSiteRequestError', 'A request from another site may not change anything with this session; send it from this server\'s own pages')
+  }
+}
 
 /**
  * Authentication and authorisation, decided from the route the router matched (after it
  * decoded the path and dropped an absolute-form target), never from the request text.
  * A request that matches no route needs a valid token too, so that the answer (404) reveals
  * nothing about which paths exist to someone without one.
+ *
+ * Credentials, in this order: `Authorization` (an API token, or a personal access token in
+ * Unleash's form `user:<hex>`), else the session cookie. A request authenticated by the cookie
+ * that changes something must come from this server's own pages (refuseCrossSite); one with
+ * an Authorization header cannot have been sent cross-site by a browser without CORS, which
+ * the admin API does not grant.
  */
-export const authPlugin = fp<{ tokens: TokenCache }>(
-  async (app: FastifyInstance, { tokens }) => {
+export const authPlugin = fp<{ tokens: TokenCache; people: Pick<PeopleContext, 'db' | 'sessions'> }>(
+  async (app: FastifyInstance, { tokens, people }) => {
     app.decorateRequest('token', null as unknown as TokenScope)
+    app.decorateRequest('person', null)
+    app.decorateRequest('sessionId', undefined)
+    app.decorateRequest('author', null as unknown as Author)
     const routes: RouteOptions[] = []
     app.addHook('onRoute', (route) => {
       routes.push(route)
@@ -121,19 +192,59 @@ export const authPlugin = fp<{ tokens: TokenCache }>(
     app.addHook('onReady', async () => {
       const unguarded = routes.filter((r) => r.config?.access === undefined).map((r) => `${r.method} ${r.url}`)
       if (unguarded.length > 0) throw new Error(`Routes without a declared access: ${unguarded.join(', ')}`)
+      const undecided = routes
+        .filter((r) => (r.config?.access === 'token' || r.config?.access === 'admin') && r.config?.role === undefined)
+        .map((r) => `${r.method} ${r.url}`)
+      if (undecided.length > 0) throw new Error(`Routes without a declared role for people: ${undecided.join(', ')}`)
     })
+    const admitPerson = (request: FastifyRequest, person: Person) => {
+      request.person = person
+      request.token = personScope(person)
+      request.author = { name: authorName(person), userId: person.id }
+      const config = request.routeOptions.config
+      authorisePerson(person, config.access, config.role, request.params)
+    }
     // A callback hook, answered at once when the token is cached (almost every request).
-    app.addHook('onRequest', (request, _reply, done) => {
-      const access = request.routeOptions.config.access
-      if (access === 'public') return done()
+    app.addHook('onRequest', (request, reply, done) => {
+      const config = request.routeOptions.config
+      const access = config.access
+      if (access === 'public') {
+        if (config.sessionRoute !== true) return done()
+        try {
+          refuseCrossSite(request)
+        } catch (error) {
+          return done(error as Error)
+        }
+        return done()
+      }
       const admit = (token: ApiToken | undefined) => {
         if (!token) throw unknownToken()
         request.token = token
+        request.author = { name: token.name }
         authorise(token, access, request.params)
       }
       const secret = secretFromHeader(request.headers.authorization)
       if (secret === undefined) {
-        return done(new ApiError('AuthenticationRequired', 'You must send an API token in the Authorization header'))
+        // On the client and frontend APIs too: a person there is refused with 403, as a role refusal.
+        const sessionId = sessionIdFromCookie(request.headers.cookie)
+        if (sessionId === undefined) return done(noCredentials(access))
+        sessionPerson(people, sessionId).then((person) => {
+          if (!person) {
+            reply.header('set-cookie', clearedSessionCookie(request.protocol === 'https'))
+            throw noCredentials(access)
+          }
+          request.sessionId = sessionId
+          refuseCrossSite(request)
+          admitPerson(request, person)
+        }).then(() => done(), done)
+        return
+      }
+      if (PAT_SECRET.test(secret)) {
+        patPerson(people.db, secret).then((person) => {
+          if (!person) throw new ApiError('UnauthorizedError', 'The personal access token is unknown, expired or was deleted')
+          admitPerson(request, person)
+        }).then(() => done(), done)
+        return
       }
       const cached = tokens.cached(secret)
       if (cached) {

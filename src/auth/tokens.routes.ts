@@ -85,7 +85,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ db: Database; tokens: Toke
   app.post(
     '/api/admin/api-tokens',
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', role: 'admin' },
       schema: {
         tags: ['API tokens'],
         operationId: 'createApiToken',
@@ -96,13 +96,13 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ db: Database; tokens: Toke
         response: { 201: CreatedToken },
       },
     },
-    async (request, reply) => reply.code(201).send(await createToken(db, tokenScope(request.body), request.token.name))
+    async (request, reply) => reply.code(201).send(await createToken(db, tokenScope(request.body), request.author))
   )
 
   app.get(
     '/api/admin/api-tokens',
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', role: 'admin' },
       schema: {
         tags: ['API tokens'],
         operationId: 'getAllApiTokens',
@@ -117,7 +117,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ db: Database; tokens: Toke
   app.delete(
     '/api/admin/api-tokens/:tokenName',
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', role: 'admin' },
       schema: {
         tags: ['API tokens'],
         operationId: 'deleteApiToken',
@@ -130,7 +130,7 @@ export const tokenRoutes: FastifyPluginAsyncTypebox<{ db: Database; tokens: Toke
       },
     },
     async (request, reply) => {
-      await removeToken(db, request.params.tokenName, request.token.name)
+      await removeToken(db, request.params.tokenName, request.author)
       cache.forget(request.params.tokenName)
       return reply.code(200).send()
     }

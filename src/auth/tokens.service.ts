@@ -1,7 +1,7 @@
 import type { Database } from '../db/types.js'
 import { notFound } from '../errors.js'
 import { withChange, type Writer } from '../events/events.service.js'
-import { toJsonText } from '../events/events.store.js'
+import { type Author, toJsonText } from '../events/events.store.js'
 import type { TokenScope } from '../access/scope.js'
 import { generateClientSecret, generateSecret } from './tokens.js'
 import { type ApiToken, deleteToken, insertToken, listTokens } from './tokens.store.js'
@@ -16,7 +16,7 @@ export const tokenInfo = (t: ApiToken) => ({
 })
 
 /** Creates a token (api-token-created) and returns it with its secret, which is not kept. */
-export async function createToken (writer: Writer, scope: TokenScope, createdBy: string) {
+export async function createToken (writer: Writer, scope: TokenScope, createdBy: Author) {
   const secret = scope.type === 'admin' ? generateSecret() : generateClientSecret(scope.projects, scope.environments[0]!)
   const token = await withChange(writer, async ({ trx, record }) => {
     const created = await insertToken(trx, scope, secret)
@@ -29,7 +29,7 @@ export async function createToken (writer: Writer, scope: TokenScope, createdBy:
 export const tokens = async (db: Database) => (await listTokens(db)).map(tokenInfo)
 
 /** Deletes a token (api-token-deleted); 404 when there is none of that name. */
-export function removeToken (writer: Writer, name: string, createdBy: string) {
+export function removeToken (writer: Writer, name: string, createdBy: Author) {
   return withChange(writer, async ({ trx, record }) => {
     const deleted = await deleteToken(trx, name)
     if (!deleted) throw notFound(`API token ${name} does not exist`)

@@ -20,7 +20,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.get(
     '/api/admin/projects',
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'viewer' },
       schema: {
         tags: ['Projects'],
         operationId: 'getProjects',
@@ -35,7 +35,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.post(
     '/api/admin/projects',
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', role: 'admin' },
       schema: {
         tags: ['Projects'],
         operationId: 'createProject',
@@ -45,13 +45,13 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
         response: { 201: Project },
       },
     },
-    async (request, reply) => reply.code(201).send(await catalog.createProject(db, request.body, request.token.name))
+    async (request, reply) => reply.code(201).send(await catalog.createProject(db, request.body, request.author))
   )
 
   app.get(
     '/api/admin/projects/:projectId',
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'viewer' },
       schema: {
         tags: ['Projects'],
         operationId: 'getProject',
@@ -67,7 +67,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.post(
     '/api/admin/projects/:projectId/environments',
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', role: 'admin' },
       schema: {
         tags: ['Environments'],
         operationId: 'addEnvironmentToProject',
@@ -81,7 +81,7 @@ export const projectRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
       },
     },
     async (request, reply) => {
-      await catalog.enableEnvironment(db, request.params.projectId, request.body.environment, request.token.name)
+      await catalog.enableEnvironment(db, request.params.projectId, request.body.environment, request.author)
       return reply.code(200).send()
     }
   )
@@ -94,7 +94,7 @@ export const environmentRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = as
   app.get(
     '/api/admin/environments',
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'viewer' },
       schema: {
         tags: ['Environments'],
         operationId: 'getAllEnvironments',
@@ -111,7 +111,7 @@ export const environmentRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = as
   app.post(
     '/api/admin/environments',
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', role: 'admin' },
       schema: {
         tags: ['Environments'],
         operationId: 'createEnvironment',
@@ -122,7 +122,7 @@ export const environmentRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = as
         response: { 201: Environment },
       },
     },
-    async (request, reply) => reply.code(201).send(await catalog.createEnvironment(db, request.body, request.token.name))
+    async (request, reply) => reply.code(201).send(await catalog.createEnvironment(db, request.body, request.author))
   )
 }
 
@@ -130,7 +130,7 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.post(
     '/api/admin/projects/:projectId/features',
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'editor' },
       schema: {
         tags: ['Features'],
         operationId: 'createFeature',
@@ -144,13 +144,13 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
       },
     },
     async (request, reply) =>
-      reply.code(201).send(await catalog.createFeature(db, request.params.projectId, request.body, request.token.name))
+      reply.code(201).send(await catalog.createFeature(db, request.params.projectId, request.body, request.author))
   )
 
   app.get(
     '/api/admin/projects/:projectId/features',
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'viewer' },
       schema: {
         tags: ['Features'],
         operationId: 'getFeatures',
@@ -168,7 +168,7 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.get(
     '/api/admin/projects/:projectId/features/:featureName',
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'viewer' },
       schema: {
         tags: ['Features'],
         operationId: 'getFeature',
@@ -186,7 +186,7 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.put(
     '/api/admin/projects/:projectId/features/:featureName',
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'editor' },
       schema: {
         tags: ['Features'],
         operationId: 'updateFeature',
@@ -200,14 +200,14 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
       },
     },
     async (request) =>
-      catalog.updateFeatureMetadata(db, { project: request.params.projectId, feature: request.params.featureName }, request.body, request.token.name)
+      catalog.updateFeatureMetadata(db, { project: request.params.projectId, feature: request.params.featureName }, request.body, request.author)
   )
 
   for (const [state, enabled] of [['on', true], ['off', false]] as const) {
     app.post(
       `/api/admin/projects/:projectId/features/:featureName/environments/:environment/${state}`,
       {
-        config: { access: 'token' },
+        config: { access: 'token', role: 'editor' },
         schema: {
           tags: ['Features'],
           operationId: enabled ? 'toggleFeatureEnvironmentOn' : 'toggleFeatureEnvironmentOff',
@@ -220,7 +220,7 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
       },
       async (request, reply) => {
         const { projectId: project, featureName: feature, environment } = request.params
-        await catalog.setFeatureEnabled(db, { project, feature, environment }, enabled, request.token.name)
+        await catalog.setFeatureEnabled(db, { project, feature, environment }, enabled, request.author)
         return reply.code(200).send()
       }
     )
@@ -229,7 +229,7 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.delete(
     '/api/admin/projects/:projectId/features/:featureName',
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'editor' },
       schema: {
         tags: ['Features'],
         operationId: 'archiveFeature',
@@ -243,7 +243,7 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
     },
     async (request, reply) => {
       const { projectId: project, featureName: feature } = request.params
-      await catalog.archiveFeature(db, { project, feature }, request.token.name)
+      await catalog.archiveFeature(db, { project, feature }, request.author)
       return reply.code(202).send()
     }
   )
@@ -251,7 +251,7 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.post(
     '/api/admin/projects/:projectId/revive',
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'editor' },
       schema: {
         tags: ['Features'],
         operationId: 'reviveFeatures',
@@ -268,7 +268,7 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
       },
     },
     async (request, reply) => {
-      await catalog.reviveFeatures(db, request.params.projectId, request.body.features, request.token.name)
+      await catalog.reviveFeatures(db, request.params.projectId, request.body.features, request.author)
       return reply.code(200).send()
     }
   )

@@ -5,7 +5,7 @@ import { ApiError, invalidField, notFound } from '../errors.js'
 import { dependencyLinks } from '../dependencies/dependencies.service.js'
 import { childrenOf } from '../dependencies/dependencies.store.js'
 import { readerOf, withChange, type Writer } from '../events/events.service.js'
-import { toJsonText } from '../events/events.store.js'
+import { type Author, toJsonText } from '../events/events.store.js'
 import { currentStage } from '../lifecycle/lifecycle.store.js'
 import { transition } from '../lifecycle/lifecycle.service.js'
 import { addDefaultStrategyIfNone } from '../strategies/strategies.service.js'
@@ -37,7 +37,7 @@ export async function project (db: Database, id: string) {
   return found
 }
 
-export function createProject (writer: Writer, body: Static<typeof NewProject>, createdBy: string) {
+export function createProject (writer: Writer, body: Static<typeof NewProject>, createdBy: Author) {
   return withChange(writer, async ({ trx, record }) => {
     const created = await insertProject(trx, body)
     record({ type: 'project-created', createdBy, project: created.id, data: toJsonText(body) })
@@ -47,7 +47,7 @@ export function createProject (writer: Writer, body: Static<typeof NewProject>, 
 
 export const environments = (db: Database) => listEnvironments(db)
 
-export function createEnvironment (writer: Writer, body: Static<typeof NewEnvironment>, createdBy: string) {
+export function createEnvironment (writer: Writer, body: Static<typeof NewEnvironment>, createdBy: Author) {
   return withChange(writer, async ({ trx, record }) => {
     const created = await insertEnvironment(trx, body)
     record({ type: 'environment-created', createdBy, environment: created.name, data: toJsonText(body) })
@@ -56,7 +56,7 @@ export function createEnvironment (writer: Writer, body: Static<typeof NewEnviro
 }
 
 /** Enables an environment in a project (project-environment-added); enabling it again changes nothing. */
-export async function enableEnvironment (writer: Writer, project: string, environment: string, createdBy: string) {
+export async function enableEnvironment (writer: Writer, project: string, environment: string, createdBy: Author) {
   // Projects and environments are never removed: checked once, they stay there.
   await requirePresent(readerOf(writer), { project, environment }, false)
   await withChange(writer, async ({ trx, record }) => {
@@ -67,7 +67,7 @@ export async function enableEnvironment (writer: Writer, project: string, enviro
 }
 
 /** Creates a feature: its feature-environments (off, no variants), the stage initial, feature-created. */
-export async function createFeature (writer: Writer, project: string, body: Static<typeof NewFeature>, createdBy: string) {
+export async function createFeature (writer: Writer, project: string, body: Static<typeof NewFeature>, createdBy: Author) {
   await requirePresent(readerOf(writer), { project })
   return withChange(writer, async (change) => {
     const created = await insertFeature(change.trx, project, body)
@@ -110,7 +110,7 @@ export async function featureDetails (db: Database, ref: FeatureRef, token: Toke
  * nothing and records no event. Switched on with no active strategy, it gets a flexibleRollout
  * at 100 % first (feature-strategy-add), as Unleash does.
  */
-export function setFeatureEnabled (writer: Writer, ref: FeatureEnvironmentRef, enabled: boolean, createdBy: string) {
+export function setFeatureEnabled (writer: Writer, ref: FeatureEnvironmentRef, enabled: boolean, createdBy: Author) {
   return withChange(writer, async (change) => {
     const state = await lockFeatureEnvironment(change.trx, ref)
     if (state.enabled === enabled) return
@@ -123,7 +123,7 @@ export function setFeatureEnabled (writer: Writer, ref: FeatureEnvironmentRef, e
  * Archives a feature (stage archived, feature-archived); archiving an archived feature changes
  * nothing. A feature that live features depend on cannot be archived (409 naming them).
  */
-export function archiveFeature (writer: Writer, ref: FeatureRef, createdBy: string) {
+export function archiveFeature (writer: Writer, ref: FeatureRef, createdBy: Author) {
   return withChange(writer, async (change) => {
     if (await lockFeature(change.trx, ref, true)) return
     const children = await childrenOf(change.trx, ref.feature, true)
@@ -140,7 +140,7 @@ export function archiveFeature (writer: Writer, ref: FeatureRef, createdBy: stri
  * Changes a feature's description, type and impressionData (feature-metadata-updated with data
  * and preData); a feature cannot be renamed. The same values again change nothing.
  */
-export async function updateFeatureMetadata (writer: Writer, ref: FeatureRef, body: Static<typeof FeatureUpdate>, createdBy: string) {
+export async function updateFeatureMetadata (writer: Writer, ref: FeatureRef, body: Static<typeof FeatureUpdate>, createdBy: Author) {
   if (body.name !== undefined && body.name !== ref.feature) throw invalidField('/body/name', `must be ${ref.feature}, the name in the path: a feature cannot be renamed`)
   return withChange(writer, async ({ trx, record }) => {
     await lockFeature(trx, ref, true)
@@ -160,7 +160,7 @@ export async function updateFeatureMetadata (writer: Writer, ref: FeatureRef, bo
 }
 
 /** Revives features of a project, all or none: each archived one records feature-revived. */
-export function reviveFeatures (writer: Writer, project: string, names: readonly string[], createdBy: string) {
+export function reviveFeatures (writer: Writer, project: string, names: readonly string[], createdBy: Author) {
   return withChange(writer, async (change) => {
     for (const { name, archived } of await lockFeatures(change.trx, project, names)) {
       if (!archived) continue

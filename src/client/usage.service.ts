@@ -118,7 +118,7 @@ export async function recordMetrics (
   const counted = await addCounts(db, { applicationId, environment, projects }, startOfHour(now), now, reported)
   if (counted.length === 0) return
   const production = await isProduction(db, environment)
-  await moveOnEvaluation(db, counted, { name: environment, production }, token.name)
+  await moveOnEvaluation(db, counted, { name: environment, production }, { name: token.name })
 }
 
 /**

@@ -24,7 +24,7 @@ export const contextRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.get(
     BASE,
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'viewer' },
       schema: {
         tags: ['Context'],
         operationId: 'getContextFields',
@@ -41,7 +41,7 @@ export const contextRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.post(
     BASE,
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', role: 'editor' },
       schema: {
         tags: ['Context'],
         operationId: 'createContextField',
@@ -53,7 +53,7 @@ export const contextRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
       },
     },
     async (request, reply) => {
-      const created = await createContextField(db, request.body, request.token.name)
+      const created = await createContextField(db, request.body, request.author)
       return reply.code(201).header('location', `context/${created.name}`).send(created)
     }
   )
@@ -61,7 +61,7 @@ export const contextRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.post(
     `${BASE}/validate`,
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', role: 'editor' },
       schema: {
         tags: ['Context'],
         operationId: 'validateContextFieldName',
@@ -80,7 +80,7 @@ export const contextRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.get(
     `${BASE}/:name`,
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'viewer' },
       schema: {
         tags: ['Context'],
         operationId: 'getContextField',
@@ -96,7 +96,7 @@ export const contextRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.put(
     `${BASE}/:name`,
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', role: 'editor' },
       schema: {
         tags: ['Context'],
         operationId: 'updateContextField',
@@ -109,7 +109,7 @@ export const contextRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
       },
     },
     async (request, reply) => {
-      await changeContextField(db, request.params.name, request.body, request.token.name)
+      await changeContextField(db, request.params.name, request.body, request.author)
       return reply.code(200).send()
     }
   )
@@ -117,7 +117,7 @@ export const contextRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.delete(
     `${BASE}/:name`,
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', role: 'editor' },
       schema: {
         tags: ['Context'],
         operationId: 'deleteContextField',
@@ -129,7 +129,7 @@ export const contextRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
       },
     },
     async (request, reply) => {
-      await removeContextField(db, request.params.name, request.token.name)
+      await removeContextField(db, request.params.name, request.author)
       return reply.code(200).send()
     }
   )
@@ -137,7 +137,7 @@ export const contextRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.post(
     `${BASE}/:name/legal-values`,
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', role: 'editor' },
       schema: {
         tags: ['Context'],
         operationId: 'updateContextFieldLegalValue',
@@ -150,7 +150,7 @@ export const contextRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
       },
     },
     async (request, reply) => {
-      await putLegalValue(db, request.params.name, request.body, request.token.name)
+      await putLegalValue(db, request.params.name, request.body, request.author)
       return reply.code(200).send()
     }
   )
@@ -158,7 +158,7 @@ export const contextRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.delete(
     `${BASE}/:name/legal-values/:legalValue`,
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', role: 'editor' },
       schema: {
         tags: ['Context'],
         operationId: 'deleteContextFieldLegalValue',
@@ -170,7 +170,7 @@ export const contextRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
       },
     },
     async (request, reply) => {
-      await removeLegalValue(db, request.params.name, request.params.legalValue, request.token.name)
+      await removeLegalValue(db, request.params.name, request.params.legalValue, request.author)
       return reply.code(200).send()
     }
   )
@@ -178,7 +178,7 @@ export const contextRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.get(
     `${BASE}/:name/strategies`,
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'viewer' },
       schema: {
         tags: ['Context'],
         operationId: 'getStrategiesByContextField',

@@ -2,7 +2,7 @@ import { ALL, type TokenScope } from '../access/scope.js'
 import type { Database } from '../db/types.js'
 import { ApiError, invalidField, nameExists, notFound } from '../errors.js'
 import { type Change, type Writer, withChange } from '../events/events.service.js'
-import { toJsonText } from '../events/events.store.js'
+import { type Author, toJsonText } from '../events/events.store.js'
 import type { ContextField, ContextFieldUpdate, LegalValue, NewContextField } from './context.schemas.js'
 import {
   type ContextFieldFields,
@@ -42,7 +42,7 @@ export async function contextField (db: Database, name: string) {
 }
 
 /** A new context field (context-field-created); 409 when the name is taken. */
-export function createContextField (target: Writer, body: NewContextField, createdBy: string, root = '/body') {
+export function createContextField (target: Writer, body: NewContextField, createdBy: Author, root = '/body') {
   checkLegalValues(body.legalValues ?? [], root)
   const fields: ContextFieldFields = {
     name: body.name,
@@ -63,7 +63,7 @@ export function createContextField (target: Writer, body: NewContextField, creat
  * preData), as Unleash: left out, they become false and none; a description or sortOrder left
  * out keeps its value. The same values again change nothing.
  */
-export function changeContextField (db: Database, name: string, body: ContextFieldUpdate, createdBy: string) {
+export function changeContextField (db: Database, name: string, body: ContextFieldUpdate, createdBy: Author) {
   if (body.name !== undefined && body.name !== name) throw invalidField('/body/name', `must be ${name}, the name in the path: a context field cannot be renamed`)
   checkLegalValues(body.legalValues ?? [], '/body')
   return writeField(db, name, createdBy, (current) => ({
@@ -76,7 +76,7 @@ export function changeContextField (db: Database, name: string, body: ContextFie
 }
 
 /** Adds a legal value, or changes its description when it is there (context-field-updated). */
-export function putLegalValue (db: Database, name: string, legalValue: LegalValue, createdBy: string) {
+export function putLegalValue (db: Database, name: string, legalValue: LegalValue, createdBy: Author) {
   const value = canonicalLegalValue(legalValue)
   return writeField(db, name, createdBy, (current) => {
     const at = current.legalValues.findIndex((v) => v.value === value.value)
@@ -86,12 +86,12 @@ export function putLegalValue (db: Database, name: string, legalValue: LegalValu
 }
 
 /** Removes a legal value (context-field-updated); one that is not there changes nothing. */
-export function removeLegalValue (db: Database, name: string, legalValue: string, createdBy: string) {
+export function removeLegalValue (db: Database, name: string, legalValue: string, createdBy: Author) {
   return writeField(db, name, createdBy, (current) => ({ ...current, legalValues: current.legalValues.filter((v) => v.value !== legalValue) }))
 }
 
 /** Locks the field, computes its next form, and writes it with its event when it differs. */
-function writeField (target: Writer, name: string, createdBy: string, next: (current: ContextField) => ContextFieldFields) {
+function writeField (target: Writer, name: string, createdBy: Author, next: (current: ContextField) => ContextFieldFields) {
   return withChange(target, async ({ trx, record }) => {
     const current = await lockContextField(trx, name)
     if (!current) throw missing(name)
@@ -103,7 +103,7 @@ function writeField (target: Writer, name: string, createdBy: string, next: (cur
 }
 
 /** Sets the legal values of a field (an import adding the values it needs): the field's other members stay. */
-export function setLegalValues (change: Change, name: string, legalValues: LegalValue[], createdBy: string) {
+export function setLegalValues (change: Change, name: string, legalValues: LegalValue[], createdBy: Author) {
   return writeField(change, name, createdBy, (current) => ({ ...current, legalValues: legalValues.map(canonicalLegalValue) }))
 }
 
@@ -111,7 +111,7 @@ export function setLegalValues (change: Change, name: string, legalValues: Legal
  * Deletes a context field no strategy reads (context-field-deleted); 409 when strategies (of
  * archived features too) still have constraints on it, as Unleash.
  */
-export function removeContextField (db: Database, name: string, createdBy: string) {
+export function removeContextField (db: Database, name: string, createdBy: Author) {
   return withChange(db, async ({ trx, record }) => {
     const current = await lockContextField(trx, name)
     if (!current) throw missing(name)

@@ -67,6 +67,7 @@ export interface EventsTable {
   type: string
   created_at: CreatedAt
   created_by: string
+  created_by_user_id: ColumnType<number | null, number | null | undefined, never>
   project: string | null
   feature_name: string | null
   environment: string | null
@@ -255,12 +256,65 @@ export interface FeatureTagsTable {
   created_at: CreatedAt
 }
 
+export type RootRoleName = 'Admin' | 'Editor' | 'Viewer'
+export type ProjectRoleName = 'Member'
+
+export interface UsersTable {
+  id: Generated<number>
+  username: string | null
+  email: string | null
+  name: string | null
+  root_role: RootRoleName
+  /** scrypt in the PHC string format; null when the user cannot log in. */
+  password_hash: string | null
+  created_at: CreatedAt
+  seen_at: Date | null
+}
+
+export interface ProjectRolesTable {
+  user_id: number
+  project_id: string
+  role: ProjectRoleName
+  created_at: CreatedAt
+}
+
+export interface SessionsTable {
+  /** SHA-256 of the session id, hex. */
+  id_hash: string
+  user_id: number
+  created_at: CreatedAt
+  last_seen_at: ColumnType<Date, Date | undefined, Date>
+  expires_at: Date
+}
+
+export interface PersonalAccessTokensTable {
+  id: Generated<number>
+  user_id: number
+  description: string
+  secret_hash: string
+  expires_at: Date
+  created_at: CreatedAt
+  seen_at: Date | null
+}
+
+export interface LoginFailuresTable {
+  scope: 'account' | 'address'
+  key: string
+  window_started_at: Date
+  failures: number
+}
+
 export interface DB {
   context_fields: ContextFieldsTable
   feature_types: FeatureTypesTable
   tag_types: TagTypesTable
   tags: TagsTable
   feature_tags: FeatureTagsTable
+  users: UsersTable
+  project_roles: ProjectRolesTable
+  sessions: SessionsTable
+  personal_access_tokens: PersonalAccessTokensTable
+  login_failures: LoginFailuresTable
   webhooks: WebhooksTable
   webhook_deliveries: WebhookDeliveriesTable
   webhook_attempts: WebhookAttemptsTable

@@ -28,7 +28,7 @@ export const dependencyRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
   app.post(
     BASE,
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'editor' },
       schema: {
         tags: ['Dependencies'],
         operationId: 'addFeatureDependency',
@@ -42,7 +42,7 @@ export const dependencyRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
       },
     },
     async (request, reply) => {
-      await addDependency(db, ref(request.params), request.body, request.token.name)
+      await addDependency(db, ref(request.params), request.body, request.author)
       return reply.code(200).send()
     }
   )
@@ -50,7 +50,7 @@ export const dependencyRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
   app.delete(
     `${BASE}/:parent`,
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'editor' },
       schema: {
         tags: ['Dependencies'],
         operationId: 'deleteFeatureDependency',
@@ -62,7 +62,7 @@ export const dependencyRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
       },
     },
     async (request, reply) => {
-      await removeDependency(db, ref(request.params), request.params.parent, request.token.name)
+      await removeDependency(db, ref(request.params), request.params.parent, request.author)
       return reply.code(200).send()
     }
   )
@@ -70,7 +70,7 @@ export const dependencyRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
   app.delete(
     BASE,
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'editor' },
       schema: {
         tags: ['Dependencies'],
         operationId: 'deleteFeatureDependencies',
@@ -82,7 +82,7 @@ export const dependencyRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
       },
     },
     async (request, reply) => {
-      await removeDependencies(db, ref(request.params), request.token.name)
+      await removeDependencies(db, ref(request.params), request.author)
       return reply.code(200).send()
     }
   )

@@ -3,10 +3,10 @@ import type { FeatureRef } from '../features/missing.js'
 import type { Database } from '../db/types.js'
 import { invalidField } from '../errors.js'
 import { withChange, type Writer } from '../events/events.service.js'
-import { toJsonText } from '../events/events.store.js'
+import { type Author, toJsonText } from '../events/events.store.js'
 import { childrenOf, deleteDependencies, type Dependency, parentsOf, upsertDependency } from './dependencies.store.js'
 
-const eventOf = (ref: FeatureRef, createdBy: string) => ({ createdBy, project: ref.project, featureName: ref.feature })
+const eventOf = (ref: FeatureRef, createdBy: Author) => ({ createdBy, project: ref.project, featureName: ref.feature })
 
 /**
  * Makes `ref` (the child) depend on a parent of the same project: the child is on only when the
@@ -16,7 +16,7 @@ const eventOf = (ref: FeatureRef, createdBy: string) => ({ createdBy, project: r
  * rule). Both features are locked, in name order, so that concurrent writers cannot build a
  * chain or a cycle between them. The same dependency again changes nothing.
  */
-export function addDependency (writer: Writer, ref: FeatureRef, body: { feature: string; enabled?: boolean; variants?: string[] }, createdBy: string) {
+export function addDependency (writer: Writer, ref: FeatureRef, body: { feature: string; enabled?: boolean; variants?: string[] }, createdBy: Author) {
   const parent = body.feature
   if (parent === ref.feature) throw invalidField('/body/feature', 'cannot be the feature itself: a feature cannot depend on itself')
   return withChange(writer, async ({ trx, record }) => {
@@ -46,7 +46,7 @@ export function addDependency (writer: Writer, ref: FeatureRef, body: { feature:
 }
 
 /** Removes the dependency on one parent (feature-dependency-removed); none there, nothing changes. */
-export function removeDependency (writer: Writer, ref: FeatureRef, parent: string, createdBy: string) {
+export function removeDependency (writer: Writer, ref: FeatureRef, parent: string, createdBy: Author) {
   return withChange(writer, async ({ trx, record }) => {
     await lockFeature(trx, ref, true)
     const [removed] = await deleteDependencies(trx, ref.feature, parent)
@@ -55,7 +55,7 @@ export function removeDependency (writer: Writer, ref: FeatureRef, parent: strin
 }
 
 /** Removes every dependency of a feature (feature-dependencies-removed); none, nothing changes. */
-export function removeDependencies (writer: Writer, ref: FeatureRef, createdBy: string) {
+export function removeDependencies (writer: Writer, ref: FeatureRef, createdBy: Author) {
   return withChange(writer, async ({ trx, record }) => {
     await lockFeature(trx, ref, true)
     const removed = await deleteDependencies(trx, ref.feature)

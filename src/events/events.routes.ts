@@ -12,7 +12,8 @@ const Event = Type.Object({
   id: Type.Integer(),
   type: Type.String(),
   createdAt: Timestamp,
-  createdBy: Type.String({ description: 'Name of the API token that made the change' }),
+  createdBy: Type.String({ description: "Who made the change: the user's email, else username; or the API token's name" }),
+  createdByUserId: Nullable(Type.Integer({ description: 'The user who made the change; null when an API token did' })),
   project: Nullable(Type.String()),
   featureName: Nullable(Type.String()),
   environment: Type.Optional(Type.String()),
@@ -25,6 +26,8 @@ const EventsQuery = Type.Object({
   feature: Type.Optional(UrlFriendly('Only events of this feature')),
   environment: Type.Optional(UrlFriendly('Only events of this environment')),
   type: Type.Optional(QueryText({ maxLength: 100, description: 'Only events of this type' })),
+  createdBy: Type.Optional(QueryText({ maxLength: 254, description: 'Only events by this user (email, else username) or API token (name)' })),
+  createdByUserId: Type.Optional(Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Only events by this user' })),
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: MAX_PAGE, default: 100 })),
   cursor: Type.Optional(
     Type.String({ pattern: '^[0-9]{1,18}$', description: 'nextCursor of the previous page' })
@@ -35,13 +38,13 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (
   app.get(
     '/api/admin/events',
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'viewer' },
       schema: {
         tags: ['Events'],
         operationId: 'getEvents',
         summary: 'List events, newest first',
         description:
-          `Pages of at most \`limit\` events, and of at most ${EVENTS_PAGE_BYTES / 1024 / 1024} MiB of event data (a page always holds at least one event); when more match, pass \`nextCursor\` as \`cursor\` for the next page. A token limited to some projects or environments sees only their events, and only a token with access to everything (*/*) sees the api-token events.`,
+          `Pages of at most \`limit\` events, and of at most ${EVENTS_PAGE_BYTES / 1024 / 1024} MiB of event data (a page always holds at least one event); when more match, pass \`nextCursor\` as \`cursor\` for the next page. A token limited to some projects or environments sees only their events, and only a token with access to everything (*/*), or an Admin, sees the events about API tokens, webhooks and people.`,
         querystring: EventsQuery,
         errors: errorStatuses(400, 403),
         response: {
@@ -52,7 +55,9 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (
     async (request) => {
       const { cursor, limit = 100, ...filter } = request.query
       const before = cursor === undefined ? undefined : Number(cursor)
-      const page = await eventsPage(db, { ...filter, limit, before }, request.token)
+      // A person sees everything of their role's reach; the admin-only events if an Admin.
+      const adminEvents = request.person === null ? undefined : request.person.rootRole === 'Admin'
+      const page = await eventsPage(db, { ...filter, limit, before }, request.token, adminEvents)
       const last = page.events.at(-1)
       return { events: page.events, ...(page.more && last && { nextCursor: String(last.id) }) }
     }

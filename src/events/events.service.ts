@@ -49,15 +49,16 @@ export function withChange<T> (writer: Writer, work: (change: Change) => Promise
 export const readerOf = (writer: Writer): Queryable => (isChange(writer) ? writer.trx : writer)
 
 /**
- * What a token may see of the events: those of its projects, in its environments or in none;
- * the events about tokens and webhooks (names, scopes, URLs) only with access to everything.
+ * What a caller may see of the events: those of its token's projects, in its environments or
+ * in none; the events about tokens, webhooks and people (names, scopes, URLs, emails) only with
+ * access to everything (`adminEvents`: a token scoped to everything, or an Admin).
  */
-export const visibilityOf = (token: TokenScope): Visibility => ({
+export const visibilityOf = (token: TokenScope, adminEvents = isAdmin(token)): Visibility => ({
   projects: token.projects.includes(ALL) ? undefined : token.projects,
   environments: token.environments.includes(ALL) ? undefined : token.environments,
-  adminEvents: isAdmin(token),
+  adminEvents,
 })
 
-/** A page of the events the token may see, newest first. */
-export const eventsPage = (db: Database, filter: EventFilter, token: TokenScope): Promise<EventsPage> =>
-  listEvents(db, filter, visibilityOf(token))
+/** A page of the events the caller may see, newest first. */
+export const eventsPage = (db: Database, filter: EventFilter, token: TokenScope, adminEvents?: boolean): Promise<EventsPage> =>
+  listEvents(db, filter, visibilityOf(token, adminEvents))

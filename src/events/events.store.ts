@@ -49,11 +49,21 @@ export const EVENT_TYPES = [
   'feature-untagged',
   'feature-type-updated',
   'features-imported',
+  'user-created',
+  'user-updated',
+  'user-deleted',
+  'pat-created',
+  'pat-deleted',
+  'project-access-user-roles-updated',
+  'project-access-user-roles-deleted',
 ] as const
 
 export type EventType = (typeof EVENT_TYPES)[number]
 
-/** Events about tokens and webhooks (names, scopes, URLs): only a token with access to everything sees them. */
+/**
+ * Events about tokens, webhooks and people (names, scopes, URLs, emails): only a token with
+ * access to everything, or an Admin, sees them.
+ */
 const ADMIN_ONLY_EVENTS: EventType[] = [
   'api-token-created',
   'api-token-deleted',
@@ -62,6 +72,13 @@ const ADMIN_ONLY_EVENTS: EventType[] = [
   'addon-config-deleted',
   'addon-secret-rotated',
   'addon-delivery-redelivered',
+  'user-created',
+  'user-updated',
+  'user-deleted',
+  'pat-created',
+  'pat-deleted',
+  'project-access-user-roles-updated',
+  'project-access-user-roles-deleted',
 ]
 
 /** JSON already serialised, so that a large document is serialised once for its row, its event and the reply. */
@@ -71,9 +88,18 @@ export const toJsonText = (value: unknown) => JSON.stringify(value) as JsonText
 export const jsonMember = (member: string, json: string) =>
   `{${JSON.stringify(member)}:${json}}` as JsonText
 
+/**
+ * Who made a change: the name events show as `createdBy` (a user's email, else username; an
+ * API token's name) and, when a person acted, the user's id.
+ */
+export interface Author {
+  name: string
+  userId?: number
+}
+
 export interface NewEvent {
   type: EventType
-  createdBy: string
+  createdBy: Author
   project?: string
   featureName?: string
   environment?: string
@@ -86,6 +112,7 @@ export interface StoredEvent {
   type: string
   createdAt: Date
   createdBy: string
+  createdByUserId: number | null
   project: string | null
   featureName: string | null
   environment?: string
@@ -96,7 +123,8 @@ export interface StoredEvent {
 /** The events table row of an event. */
 export const eventRow = (event: NewEvent) => ({
   type: event.type,
-  created_by: event.createdBy,
+  created_by: event.createdBy.name,
+  created_by_user_id: event.createdBy.userId ?? null,
   project: event.project ?? null,
   feature_name: event.featureName ?? null,
   environment: event.environment ?? null,
@@ -193,6 +221,7 @@ const insertOne = prepare((param: Param<ReturnType<typeof eventRow>>) =>
         .values({
           type: param('type'),
           created_by: param('created_by'),
+          created_by_user_id: param('created_by_user_id'),
           project: param('project'),
           feature_name: param('feature_name'),
           environment: param('environment'),
@@ -225,6 +254,8 @@ export interface EventFilter {
   feature?: string
   environment?: string
   type?: string
+  createdBy?: string
+  createdByUserId?: number
   /** Only events older than this id (the cursor of the previous page). */
   before?: number
   limit: number
@@ -237,7 +268,7 @@ export const EVENTS_PAGE_BYTES = 4 * 1024 * 1024
 export interface Visibility {
   projects?: readonly string[]
   environments?: readonly string[]
-  /** Also the events about tokens and webhooks (ADMIN_ONLY_EVENTS). */
+  /** Also the events about tokens, webhooks and people (ADMIN_ONLY_EVENTS). */
   adminEvents: boolean
 }
 
@@ -281,6 +312,8 @@ export async function listEvents (
   if (filter.feature !== undefined) matching = matching.where('feature_name', '=', filter.feature)
   if (filter.environment !== undefined) matching = matching.where('environment', '=', filter.environment)
   if (filter.type !== undefined) matching = matching.where('type', '=', filter.type)
+  if (filter.createdBy !== undefined) matching = matching.where('created_by', '=', filter.createdBy)
+  if (filter.createdByUserId !== undefined) matching = matching.where('created_by_user_id', '=', filter.createdByUserId)
   if (filter.before !== undefined) matching = matching.where('id', '<', filter.before)
   const sizes = await matching
     .select([
@@ -311,6 +344,7 @@ export const toStoredEvent = (row: Selectable<EventsTable>): StoredEvent => ({
   type: row.type,
   createdAt: row.created_at,
   createdBy: row.created_by,
+  createdByUserId: row.created_by_user_id,
   project: row.project,
   featureName: row.feature_name,
   ...(row.environment !== null && { environment: row.environment }),

@@ -16,7 +16,7 @@ export const featureTypeRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = as
   app.get(
     '/api/admin/feature-types',
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'viewer' },
       schema: {
         tags: ['Feature Types'],
         operationId: 'getAllFeatureTypes',
@@ -32,7 +32,7 @@ export const featureTypeRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = as
   app.put(
     '/api/admin/feature-types/:id/lifetime',
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', role: 'admin' },
       schema: {
         tags: ['Feature Types'],
         operationId: 'updateFeatureTypeLifetime',
@@ -48,6 +48,6 @@ export const featureTypeRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = as
         response: { 200: FeatureType },
       },
     },
-    async (request) => changeLifetime(db, request.params.id, request.body.lifetimeDays, request.token.name)
+    async (request) => changeLifetime(db, request.params.id, request.body.lifetimeDays, request.author)
   )
 }

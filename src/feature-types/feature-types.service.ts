@@ -1,7 +1,7 @@
 import type { Database } from '../db/types.js'
 import { notFound } from '../errors.js'
 import { withChange } from '../events/events.service.js'
-import { toJsonText } from '../events/events.store.js'
+import { type Author, toJsonText } from '../events/events.store.js'
 import { FEATURE_TYPES } from '../catalog/catalog.schemas.js'
 import { listFeatureTypes, lockFeatureType, setLifetime } from './feature-types.store.js'
 
@@ -16,7 +16,7 @@ export async function featureTypes (db: Database) {
  * never (stored as null, as Unleash). Records feature-type-updated; the same lifetime again
  * changes nothing.
  */
-export function changeLifetime (db: Database, id: string, lifetimeDays: number | null, createdBy: string) {
+export function changeLifetime (db: Database, id: string, lifetimeDays: number | null, createdBy: Author) {
   const lifetime = lifetimeDays === 0 ? null : lifetimeDays
   return withChange(db, async ({ trx, record }) => {
     const current = await lockFeatureType(trx, id.toLowerCase())

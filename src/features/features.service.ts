@@ -1,4 +1,5 @@
 import type { Change } from '../events/events.service.js'
+import type { Author } from '../events/events.store.js'
 import { setEnvironmentEnabled } from './features.store.js'
 import type { FeatureEnvironmentRef } from './missing.js'
 
@@ -8,7 +9,7 @@ import type { FeatureEnvironmentRef } from './missing.js'
  * (switching by hand, and switching off when the last active strategy goes). The caller holds
  * the feature-environment's lock and has decided that the state changes.
  */
-export async function switchEnvironment ({ trx, record }: Change, ref: FeatureEnvironmentRef, enabled: boolean, createdBy: string) {
+export async function switchEnvironment ({ trx, record }: Change, ref: FeatureEnvironmentRef, enabled: boolean, createdBy: Author) {
   await setEnvironmentEnabled(trx, ref, enabled)
   record({
     type: enabled ? 'feature-environment-enabled' : 'feature-environment-disabled',

@@ -72,8 +72,10 @@ export const openApiPlugin = fp(
         return {
           schema: {
             ...rest,
-            // Routes that need no token say so, instead of inheriting the global requirement.
+            // Routes that need no token say so, instead of inheriting the global requirement;
+            // the SDK APIs take API tokens only, never a session.
             ...(route.config?.access === 'public' ? { security: [] } : {}),
+            ...(route.config?.access === 'client' || route.config?.access === 'frontend' ? { security: [{ apiToken: [] }] } : {}),
             response: { ...(rest.response as object), ...problemResponses(errors, route.config?.errorMediaType) },
           },
           url,
@@ -96,11 +98,17 @@ export const openApiPlugin = fp(
               type: 'apiKey',
               in: 'header',
               name: 'Authorization',
-              description: 'The token secret, optionally prefixed with "Bearer "',
+              description: 'An API token\'s secret, or a personal access token (user:<hex>), optionally prefixed with "Bearer "',
+            },
+            sessionCookie: {
+              type: 'apiKey',
+              in: 'cookie',
+              name: 'unleash-session',
+              description: 'The session POST /auth/simple/login opens. A request that changes something with it must come from this server\'s own pages (403 otherwise)',
             },
           },
         },
-        security: [{ apiToken: [] }],
+        security: [{ apiToken: [] }, { sessionCookie: [] }],
       },
     })
     await app.register(async (docs) => {

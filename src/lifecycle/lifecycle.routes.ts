@@ -10,7 +10,7 @@ export const lifecycleRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asyn
   app.post(
     '/api/admin/projects/:projectId/features/:featureName/lifecycle/complete',
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'editor' },
       schema: {
         tags: ['Lifecycle'],
         operationId: 'complete',
@@ -26,7 +26,7 @@ export const lifecycleRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asyn
     async (request, reply) => {
       const { projectId: project, featureName: feature } = request.params
       const { status, statusValue = null } = request.body
-      await completeFeature(db, { project, feature }, { status, statusValue }, request.token.name)
+      await completeFeature(db, { project, feature }, { status, statusValue }, request.author)
       return reply.code(200).send()
     }
   )
@@ -34,7 +34,7 @@ export const lifecycleRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asyn
   app.post(
     '/api/admin/projects/:projectId/features/:featureName/lifecycle/uncomplete',
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'editor' },
       schema: {
         tags: ['Lifecycle'],
         operationId: 'uncomplete',
@@ -48,7 +48,7 @@ export const lifecycleRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asyn
     },
     async (request, reply) => {
       const { projectId: project, featureName: feature } = request.params
-      await uncompleteFeature(db, { project, feature }, request.token.name)
+      await uncompleteFeature(db, { project, feature }, request.author)
       return reply.code(200).send()
     }
   )
@@ -56,7 +56,7 @@ export const lifecycleRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asyn
   app.get(
     '/api/admin/projects/:projectId/features/:featureName/lifecycle',
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'viewer' },
       schema: {
         tags: ['Lifecycle'],
         operationId: 'getFeatureLifecycle',

@@ -3,7 +3,7 @@ import { lockFeature, lockFeaturesByName, requirePresent } from '../features/fea
 import type { FeatureRef } from '../features/missing.js'
 import type { Database } from '../db/types.js'
 import { type Change, withChange, type Writer, writeChange } from '../events/events.service.js'
-import { toJsonText } from '../events/events.store.js'
+import { type Author, toJsonText } from '../events/events.store.js'
 import type { LifecycleStage } from './lifecycle.schemas.js'
 import { deleteStage, insertStage, lastEvaluated, listStages, readStages, readStagesOf, updateCompletion } from './lifecycle.store.js'
 import { type Completion, type LifecycleTrigger, nextStep, type StageStep } from './stages.js'
@@ -21,7 +21,7 @@ export async function transition (
   change: Change,
   ref: FeatureRef,
   trigger: LifecycleTrigger,
-  createdBy: string,
+  createdBy: Author,
   environment?: string
 ): Promise<StageStep> {
   const { trx, record } = change
@@ -55,7 +55,7 @@ export async function transition (
  * with the same values changes nothing and records nothing; other values replace them, with
  * the previous ones as the event's preData.
  */
-export function completeFeature (writer: Writer, ref: FeatureRef, completion: Completion, createdBy: string) {
+export function completeFeature (writer: Writer, ref: FeatureRef, completion: Completion, createdBy: Author) {
   return withChange(writer, async (change) => {
     await lockFeature(change.trx, ref, true)
     await transition(change, ref, { kind: 'complete', completion }, createdBy)
@@ -63,7 +63,7 @@ export function completeFeature (writer: Writer, ref: FeatureRef, completion: Co
 }
 
 /** Leaves the completed stage; a feature that is not completed is left as it is, with no event. */
-export function uncompleteFeature (writer: Writer, ref: FeatureRef, createdBy: string) {
+export function uncompleteFeature (writer: Writer, ref: FeatureRef, createdBy: Author) {
   return withChange(writer, async (change) => {
     await lockFeature(change.trx, ref, true)
     await transition(change, ref, { kind: 'uncomplete' }, createdBy)
@@ -79,7 +79,7 @@ export async function moveOnEvaluation (
   db: Database,
   features: readonly string[],
   environment: { name: string; production: boolean },
-  createdBy: string
+  createdBy: Author
 ) {
   const trigger = { kind: 'evaluated', production: environment.production } as const
   const stages = await readStagesOf(db, features)

@@ -16,7 +16,7 @@ export const migrationRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
   app.post(
     '/api/admin/features-batch/export',
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'viewer' },
       schema: {
         tags: ['Import/Export'],
         operationId: 'exportFeatures',
@@ -38,7 +38,7 @@ export const migrationRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
   app.post(
     '/api/admin/features-batch/validate',
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'viewer' },
       bodyLimit: config.importBodyLimit,
       schema: {
         tags: ['Import/Export'],
@@ -56,7 +56,7 @@ export const migrationRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
   app.post(
     '/api/admin/features-batch/import',
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'editor' },
       bodyLimit: config.importBodyLimit,
       schema: {
         tags: ['Import/Export'],
@@ -69,7 +69,7 @@ export const migrationRoutes: FastifyPluginAsyncTypebox<Options> = async (app, {
       },
     },
     async (request, reply) => {
-      await importFeatures(db, request.body, request.token, rules)
+      await importFeatures(db, request.body, request.token, request.author, rules)
       return reply.code(200).send()
     }
   )

@@ -13,6 +13,7 @@ import { addDependency, removeDependency } from '../dependencies/dependencies.se
 import { parentsOfFeatures } from '../dependencies/dependencies.store.js'
 import { ApiError, invalidField, permissionDenied, RuleError } from '../errors.js'
 import { type Change, writeChange } from '../events/events.service.js'
+import type { Author } from '../events/events.store.js'
 import { lockFeaturesByName, requirePresent } from '../features/features.store.js'
 import { upsertSegmentSchema } from '../segments/segments.schemas.js'
 import { createSegment, type SegmentRules } from '../segments/segments.service.js'
@@ -175,11 +176,11 @@ const checker = (schema: TSchema) => {
  * says is left alone, so importing the same data again changes nothing. A refusal anywhere is
  * a 400 naming the element; then nothing is stored.
  */
-export function importFeatures (db: Database, body: ImportBody, token: TokenScope, rules: ImportRules, mode: ImportMode = 'overwrite') {
+export function importFeatures (db: Database, body: ImportBody, token: TokenScope, author: Author, rules: ImportRules, mode: ImportMode = 'overwrite') {
   const { project, environment, data } = body
   requireScope(token, project, environment)
   checkSegmentIds(data)
-  const createdBy = token.name
+  const createdBy = author
   return writeChange(db, async (outer) => {
     let changes = 0
     const change: Change = { trx: outer.trx, record: (event) => { changes++; outer.record(event) } }
@@ -192,11 +193,11 @@ export function importFeatures (db: Database, body: ImportBody, token: TokenScop
     const refusal = refusalOf(plan.findings)
     if (refusal) throw refusal
     if (plan.findings.missingPermissions.length > 0) {
-      throw permissionDenied(`API token ${createdBy} needs access to all projects and environments (*) to create what this data defines: ${plan.findings.missingPermissions.join(', ')}`)
+      throw permissionDenied(`${createdBy.name} needs access to all projects and environments (*) to create what this data defines: ${plan.findings.missingPermissions.join(', ')}`)
     }
 
-    await createDefinitions(change, data, plan, token)
-    const segmentIds = await mapSegments(change, data, plan, rules, token)
+    await createDefinitions(change, data, plan, author)
+    const segmentIds = await mapSegments(change, data, plan, rules, author)
     const touched = data.features.filter((f) => plan.kept.has(f.name) && (mode === 'overwrite' || !plan.inProject.has(f.name)))
     const touchedSet = new Set(touched)
     const index = indexOf(data)
@@ -212,7 +213,7 @@ export function importFeatures (db: Database, body: ImportBody, token: TokenScop
       }
     }
     for (const feature of touched) await importEnvironment(change, { project, feature: feature.name, environment }, index, plan, segmentIds, rules, createdBy)
-    for (const feature of touched) await importTags(change, feature.name, index, token)
+    for (const feature of touched) await importTags(change, feature.name, index, token, author)
     await importDependencies(change, project, touched.map((f) => f.name), data, createdBy)
     if (changes > 0) outer.record({ type: 'features-imported', createdBy, project, environment })
     return { features: touched.length, changes }
@@ -237,13 +238,13 @@ function indexOf (data: ImportData) {
 type Index = ReturnType<typeof indexOf>
 
 /** Tag types and context fields the data defines and the target lacks. */
-async function createDefinitions (change: Change, data: ImportData, plan: Plan, token: TokenScope) {
+async function createDefinitions (change: Change, data: ImportData, plan: Plan, author: Author) {
   for (const [i, tagType] of (data.tagTypes ?? []).entries()) {
     if (!plan.tagTypesToCreate.includes(tagType.name) || (data.tagTypes ?? []).findIndex((t) => t.name === tagType.name) !== i) continue
     const path = `/body/data/tagTypes/${i}`
     const value = { name: tagType.name, description: tagType.description ?? '', ...(tagType.icon != null && { icon: tagType.icon }), ...(tagType.color ? { color: tagType.color } : {}) }
     const checked = conform<typeof TagTypeBody.static>(checker(TagTypeBody), value, path)
-    await at(path, () => createTagType(change, checked, token.name))
+    await at(path, () => createTagType(change, checked, author))
   }
   for (const [i, field] of (data.contextFields ?? []).entries()) {
     if (!plan.newContextFields.includes(field) || (data.contextFields ?? []).findIndex((c) => c.name === field.name) !== i) continue
@@ -256,12 +257,12 @@ async function createDefinitions (change: Change, data: ImportData, plan: Plan, 
       legalValues: field.legalValues?.map((v) => ({ value: v.value, description: v.description })),
     }))
     const checked = conform<typeof NewContextField.static>(checker(NewContextField), value, path)
-    await at(path, () => createContextField(change, checked, token.name, path))
+    await at(path, () => createContextField(change, checked, author, path))
   }
 }
 
 /** The ids this data's strategies use, mapped to the target's segments (created when the data defines them). */
-async function mapSegments (change: Change, data: ImportData, plan: Plan, rules: ImportRules, token: TokenScope) {
+async function mapSegments (change: Change, data: ImportData, plan: Plan, rules: ImportRules, author: Author) {
   const ids = new Map<number, number>()
   const created = new Map<string, number>()
   const check = checker(upsertSegmentSchema(rules.segments.limits, rules.segments.maxValues))
@@ -279,7 +280,7 @@ async function mapSegments (change: Change, data: ImportData, plan: Plan, rules:
       constraints: (segment.constraints ?? []).map(importedConstraint),
     }))
     const checked = conform<Parameters<typeof createSegment>[1]>(check, value, path)
-    const made = await at(path, () => createSegment(change, checked, rules.segments, token))
+    const made = await at(path, () => createSegment(change, checked, rules.segments, author))
     created.set(segment.name, made.id)
     ids.set(segment.id, made.id)
   }
@@ -326,7 +327,7 @@ async function importEnvironment (
   plan: Plan,
   segmentIds: Map<number, number>,
   rules: ImportRules,
-  createdBy: string
+  createdBy: Author
 ) {
   const [entry] = index.environments.get(ref.feature) ?? []
   const state = entry?.item
@@ -372,25 +373,25 @@ async function importEnvironment (
 }
 
 /** A feature's tags become the data's: those it lacks are added (tags and tag types created as needed), others removed. */
-async function importTags (change: Change, feature: string, index: Index, token: TokenScope) {
+async function importTags (change: Change, feature: string, index: Index, token: TokenScope, author: Author) {
   const wanted = (index.tags.get(feature) ?? []).map(({ item, i }) => ({ t: item, i }))
   const current = await tagsOfFeature(change.trx, feature)
   const key = (type: string, value: string) => `${type}\u0000${value}`
   const wantedKeys = new Set(wanted.map(({ t }) => key(t.tagType, t.tagValue.trim())))
   for (const tag of current) {
-    if (!wantedKeys.has(key(tag.type, tag.value))) await removeFeatureTag(change, feature, tag, token)
+    if (!wantedKeys.has(key(tag.type, tag.value))) await removeFeatureTag(change, feature, tag, token, author)
   }
   const have = new Set(current.map((t) => key(t.type, t.value)))
   for (const { t, i } of wanted) {
     if (have.has(key(t.tagType, t.tagValue.trim()))) continue
     const path = `/body/data/featureTags/${i}`
     const body = conform<typeof TagBody.static>(checker(TagBody), { type: t.tagType, value: t.tagValue }, path)
-    await at(path, () => addFeatureTag(change, feature, body, token, path))
+    await at(path, () => addFeatureTag(change, feature, body, token, author, path))
   }
 }
 
 /** The imported features' dependencies become the data's: others are removed first, then the data's added. */
-async function importDependencies (change: Change, project: string, features: string[], data: ImportData, createdBy: string) {
+async function importDependencies (change: Change, project: string, features: string[], data: ImportData, createdBy: Author) {
   const listed = new Map((data.dependencies ?? []).map((d, i) => [d.feature, { d, i }]))
   const current = await parentsOfFeatures(change.trx, features)
   for (const feature of features) {

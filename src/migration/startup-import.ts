@@ -38,7 +38,7 @@ export async function importAtStartup (db: Database, config: Config) {
       const [problem] = ajvProblems(checkData.errors ?? [])
       throw fail(problem!.describe(problem!.at ?? ''))
     }
-    return await importFeatures(db, { project: wanted.project, environment: wanted.environment, data }, STARTUP, importRules(config), wanted.mode)
+    return await importFeatures(db, { project: wanted.project, environment: wanted.environment, data }, STARTUP, { name: STARTUP.name }, importRules(config), wanted.mode)
   } catch (error) {
     if (error instanceof ApiError) throw fail(inFile(error.details.find((d) => d.path !== undefined)?.message ?? error.message))
     throw error

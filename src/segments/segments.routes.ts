@@ -20,7 +20,7 @@ export const segmentRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { d
   app.get(
     '/api/admin/segments',
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'viewer' },
       schema: {
         tags: ['Segments'],
         operationId: 'getSegments',
@@ -36,7 +36,7 @@ export const segmentRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { d
   app.post(
     '/api/admin/segments',
     {
-      config: { access: 'admin', documentRoots: { segment: '/body' } },
+      config: { access: 'admin', role: 'editor', documentRoots: { segment: '/body' } },
       schema: {
         tags: ['Segments'],
         operationId: 'createSegment',
@@ -48,7 +48,7 @@ export const segmentRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { d
       },
     },
     async (request, reply) => {
-      const created = await createSegment(db, request.body, rules, request.token)
+      const created = await createSegment(db, request.body, rules, request.author)
       return reply.code(201).header('location', `segments/${created.id}`).send(created)
     }
   )
@@ -56,7 +56,7 @@ export const segmentRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { d
   app.post(
     '/api/admin/segments/validate',
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', role: 'editor' },
       schema: {
         tags: ['Segments'],
         operationId: 'validateSegment',
@@ -75,7 +75,7 @@ export const segmentRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { d
   app.get(
     '/api/admin/segments/:id',
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'viewer' },
       schema: {
         tags: ['Segments'],
         operationId: 'getSegment',
@@ -91,7 +91,7 @@ export const segmentRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { d
   app.put(
     '/api/admin/segments/:id',
     {
-      config: { access: 'admin', documentRoots: { segment: '/body' } },
+      config: { access: 'admin', role: 'editor', documentRoots: { segment: '/body' } },
       schema: {
         tags: ['Segments'],
         operationId: 'updateSegment',
@@ -104,7 +104,7 @@ export const segmentRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { d
       },
     },
     async (request, reply) => {
-      await changeSegment(db, request.params.id, request.body, rules, request.token)
+      await changeSegment(db, request.params.id, request.body, rules, request.author)
       return reply.code(204).send()
     }
   )
@@ -112,7 +112,7 @@ export const segmentRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { d
   app.delete(
     '/api/admin/segments/:id',
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', role: 'editor' },
       schema: {
         tags: ['Segments'],
         operationId: 'removeSegment',
@@ -125,7 +125,7 @@ export const segmentRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { d
       },
     },
     async (request, reply) => {
-      await removeSegment(db, request.params.id, request.token)
+      await removeSegment(db, request.params.id, request.author)
       return reply.code(204).send()
     }
   )
@@ -133,7 +133,7 @@ export const segmentRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { d
   app.get(
     '/api/admin/segments/:id/strategies',
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'viewer' },
       schema: {
         tags: ['Segments'],
         operationId: 'getStrategiesBySegmentId',

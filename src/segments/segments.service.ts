@@ -3,7 +3,7 @@ import { lockFeaturesByName } from '../features/features.store.js'
 import type { Database } from '../db/types.js'
 import { ApiError, invalidField, nameExists, notFound, RuleError } from '../errors.js'
 import { withChange, type Writer } from '../events/events.service.js'
-import { toJsonText } from '../events/events.store.js'
+import { type Author, toJsonText } from '../events/events.store.js'
 import { canonicalConstraint, constraintProblems } from '../constraints/constraint-rules.js'
 import type { ConstraintLimits } from '../constraints/constraints.schemas.js'
 import type { Segment, UpsertSegment } from './segments.schemas.js'
@@ -59,11 +59,11 @@ export async function segment (db: Database, id: number, token: TokenScope) {
 }
 
 /** A new segment (segment-created). */
-export function createSegment (writer: Writer, body: UpsertSegment, rules: SegmentRules, token: TokenScope) {
+export function createSegment (writer: Writer, body: UpsertSegment, rules: SegmentRules, createdBy: Author) {
   const fields = fieldsOf(body, rules)
   return withChange(writer, async ({ trx, record }) => {
-    const created = await insertSegment(trx, fields, token.name)
-    record({ type: 'segment-created', createdBy: token.name, project: created.project ?? undefined, data: toJsonText(created) })
+    const created = await insertSegment(trx, fields, createdBy.name)
+    record({ type: 'segment-created', createdBy, project: created.project ?? undefined, data: toJsonText(created) })
     return created
   })
 }
@@ -72,7 +72,7 @@ export function createSegment (writer: Writer, body: UpsertSegment, rules: Segme
  * Replaces a segment (segment-updated with data and preData; the same segment again changes
  * nothing). Its project cannot become one that excludes strategies already using it.
  */
-export function changeSegment (writer: Writer, id: number, body: UpsertSegment & { id?: number }, rules: SegmentRules, token: TokenScope) {
+export function changeSegment (writer: Writer, id: number, body: UpsertSegment & { id?: number }, rules: SegmentRules, createdBy: Author) {
   if (body.id !== undefined && body.id !== id) throw invalidField('/body/id', `must be ${id}, the id in the path: a segment's id cannot change`)
   const fields = fieldsOf(body, rules)
   return withChange(writer, async ({ trx, record }) => {
@@ -86,7 +86,7 @@ export function changeSegment (writer: Writer, id: number, body: UpsertSegment &
     }
     const updated = await updateSegment(trx, id, fields)
     if (JSON.stringify(updated) === JSON.stringify(current)) return
-    record({ type: 'segment-updated', createdBy: token.name, project: updated.project ?? undefined, data: toJsonText(updated), preData: toJsonText(current) })
+    record({ type: 'segment-updated', createdBy, project: updated.project ?? undefined, data: toJsonText(updated), preData: toJsonText(current) })
   })
 }
 
@@ -95,7 +95,7 @@ export function changeSegment (writer: Writer, id: number, body: UpsertSegment &
  * strategies of archived features lose it, as in Unleash (a revived feature's strategy then no
  * longer has it). The features using it are locked first, so that none is revived meanwhile.
  */
-export function removeSegment (writer: Writer, id: number, token: TokenScope) {
+export function removeSegment (writer: Writer, id: number, createdBy: Author) {
   return withChange(writer, async ({ trx, record }) => {
     const current = await lockSegment(trx, id)
     if (!current) throw missing(id)
@@ -107,7 +107,7 @@ export function removeSegment (writer: Writer, id: number, token: TokenScope) {
       throw new ApiError('InUseError', `Segment ${id} is used by ${uses.length} strategies (${where}${uses.length > 10 ? ', …' : ''}); remove it from them first`)
     }
     await deleteSegment(trx, id)
-    record({ type: 'segment-deleted', createdBy: token.name, project: current.project ?? undefined, preData: toJsonText(current) })
+    record({ type: 'segment-deleted', createdBy, project: current.project ?? undefined, preData: toJsonText(current) })
   })
 }
 

@@ -15,7 +15,7 @@ export const definitionRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
   app.get(
     '/api/admin/strategies',
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'viewer' },
       schema: {
         tags: ['Strategy definitions'],
         operationId: 'getAllStrategies',
@@ -31,7 +31,7 @@ export const definitionRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
   app.get(
     '/api/admin/strategies/:name',
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'viewer' },
       schema: {
         tags: ['Strategy definitions'],
         operationId: 'getStrategy',
@@ -47,7 +47,7 @@ export const definitionRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
   app.post(
     '/api/admin/strategies',
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', role: 'admin' },
       schema: {
         tags: ['Strategy definitions'],
         operationId: 'createStrategy',
@@ -60,7 +60,7 @@ export const definitionRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
       },
     },
     async (request, reply) => {
-      const created = await createDefinition(db, request.body, request.token.name)
+      const created = await createDefinition(db, request.body, request.author)
       return reply.code(201).header('location', `strategies/${created.name}`).send(created)
     }
   )
@@ -68,7 +68,7 @@ export const definitionRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
   app.put(
     '/api/admin/strategies/:name',
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', role: 'admin' },
       schema: {
         tags: ['Strategy definitions'],
         operationId: 'updateStrategy',
@@ -82,7 +82,7 @@ export const definitionRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
       },
     },
     async (request, reply) => {
-      await changeDefinition(db, request.params.name, request.body, request.token.name)
+      await changeDefinition(db, request.params.name, request.body, request.author)
       return reply.code(200).send()
     }
   )
@@ -91,7 +91,7 @@ export const definitionRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
     app.post(
       `/api/admin/strategies/:name/${action}`,
       {
-        config: { access: 'admin' },
+        config: { access: 'admin', role: 'admin' },
         schema: {
           tags: ['Strategy definitions'],
           operationId: deprecated ? 'deprecateStrategy' : 'reactivateStrategy',
@@ -103,7 +103,7 @@ export const definitionRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
         },
       },
       async (request, reply) => {
-        await setDefinitionDeprecated(db, request.params.name, deprecated, request.token.name)
+        await setDefinitionDeprecated(db, request.params.name, deprecated, request.author)
         return reply.code(200).send()
       }
     )

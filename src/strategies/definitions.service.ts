@@ -2,7 +2,7 @@ import type { Static } from '@sinclair/typebox'
 import type { Database } from '../db/types.js'
 import { badData, invalidField, notFound } from '../errors.js'
 import { withChange, type Writer } from '../events/events.service.js'
-import { toJsonText } from '../events/events.store.js'
+import { type Author, toJsonText } from '../events/events.store.js'
 import { type DefinitionFields, findDefinition, insertDefinition, listDefinitions, lockDefinition, setDeprecated, updateDefinition } from './definitions.store.js'
 import type { NewStrategyDefinition, UpdateStrategyDefinition } from './strategies.schemas.js'
 
@@ -27,7 +27,7 @@ function fields (name: string, body: Static<typeof NewStrategyDefinition> | Stat
 }
 
 /** A custom strategy definition (strategy-created); 409 when the name is taken. */
-export function createDefinition (writer: Writer, body: Static<typeof NewStrategyDefinition>, createdBy: string) {
+export function createDefinition (writer: Writer, body: Static<typeof NewStrategyDefinition>, createdBy: Author) {
   const wanted = fields(body.name, body)
   return withChange(writer, async ({ trx, record }) => {
     const created = await insertDefinition(trx, wanted)
@@ -41,7 +41,7 @@ export function createDefinition (writer: Writer, body: Static<typeof NewStrateg
  * built-in ones cannot be edited. Strategies already using it are not changed: their next
  * write is checked against the new parameters.
  */
-export function changeDefinition (writer: Writer, name: string, body: Static<typeof UpdateStrategyDefinition>, createdBy: string) {
+export function changeDefinition (writer: Writer, name: string, body: Static<typeof UpdateStrategyDefinition>, createdBy: Author) {
   if (body.name !== undefined && body.name !== name) throw invalidField('/body/name', `must be ${name}, the name in the path, if given`)
   const wanted = fields(name, body)
   return withChange(writer, async ({ trx, record }) => {
@@ -55,7 +55,7 @@ export function changeDefinition (writer: Writer, name: string, body: Static<typ
 }
 
 /** Deprecates or reactivates a definition (built-in ones too); no change, no event. */
-export function setDefinitionDeprecated (writer: Writer, name: string, deprecated: boolean, createdBy: string) {
+export function setDefinitionDeprecated (writer: Writer, name: string, deprecated: boolean, createdBy: Author) {
   return withChange(writer, async ({ trx, record }) => {
     const current = await lockDefinition(trx, name)
     if (!current) throw missing(name)

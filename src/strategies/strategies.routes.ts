@@ -59,7 +59,7 @@ export const strategyRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
   app.get(
     BASE,
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'viewer' },
       schema: {
         tags: ['Strategies'],
         operationId: 'getFeatureStrategies',
@@ -75,7 +75,7 @@ export const strategyRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
   app.post(
     BASE,
     {
-      config: { access: 'token', documentRoots: { strategy: '/body', variants: '/body/variants' } },
+      config: { access: 'token', role: 'editor', documentRoots: { strategy: '/body', variants: '/body/variants' } },
       schema: {
         tags: ['Strategies'],
         operationId: 'addFeatureStrategy',
@@ -87,13 +87,13 @@ export const strategyRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
         response: { 200: withEtag('The strategy as stored, defaults filled in') },
       },
     },
-    async (request, reply) => send(reply, await addStrategy(db, refOf(request.params), request.body, rules, request.token.name))
+    async (request, reply) => send(reply, await addStrategy(db, refOf(request.params), request.body, rules, request.author))
   )
 
   app.get(
     ONE,
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'viewer' },
       schema: {
         tags: ['Strategies'],
         operationId: 'getFeatureStrategy',
@@ -109,7 +109,7 @@ export const strategyRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
   app.put(
     ONE,
     {
-      config: { access: 'token', documentRoots: { strategy: '/body', variants: '/body/variants' } },
+      config: { access: 'token', role: 'editor', documentRoots: { strategy: '/body', variants: '/body/variants' } },
       schema: {
         tags: ['Strategies'],
         operationId: 'updateFeatureStrategy',
@@ -127,7 +127,7 @@ export const strategyRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
         reply,
         await replaceStrategy(db, refOf(request.params), request.params.strategyId, request.body, rules, {
           ifMatch: request.headers['if-match'],
-          createdBy: request.token.name,
+          createdBy: request.author,
         })
       )
   )
@@ -135,7 +135,7 @@ export const strategyRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
   app.patch(
     ONE,
     {
-      config: { access: 'token', documentRoots: { operations: '/body', strategy: '/strategy', variants: '/strategy/variants' } },
+      config: { access: 'token', role: 'editor', documentRoots: { operations: '/body', strategy: '/strategy', variants: '/strategy/variants' } },
       schema: {
         tags: ['Strategies'],
         operationId: 'patchFeatureStrategy',
@@ -153,7 +153,7 @@ export const strategyRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
         reply,
         await patchStrategy(db, refOf(request.params), request.params.strategyId, request.body, rules, {
           ifMatch: request.headers['if-match'],
-          createdBy: request.token.name,
+          createdBy: request.author,
         })
       )
   )
@@ -161,7 +161,7 @@ export const strategyRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
   app.delete(
     ONE,
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'editor' },
       schema: {
         tags: ['Strategies'],
         operationId: 'deleteFeatureStrategy',
@@ -177,7 +177,7 @@ export const strategyRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
     async (request, reply) => {
       await removeStrategy(db, refOf(request.params), request.params.strategyId, {
         ifMatch: request.headers['if-match'],
-        createdBy: request.token.name,
+        createdBy: request.author,
       })
       return reply.code(200).send()
     }
@@ -186,7 +186,7 @@ export const strategyRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
   app.post(
     `${BASE}/set-sort-order`,
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'editor' },
       schema: {
         tags: ['Strategies'],
         operationId: 'setStrategySortOrder',
@@ -200,7 +200,7 @@ export const strategyRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
       },
     },
     async (request, reply) => {
-      await reorderStrategies(db, refOf(request.params), request.body, request.token.name)
+      await reorderStrategies(db, refOf(request.params), request.body, request.author)
       return reply.code(200).send()
     }
   )

@@ -7,7 +7,7 @@ import type { FeatureEnvironmentRef } from '../features/missing.js'
 import type { Database, Queryable } from '../db/types.js'
 import { invalidField, notFound, RuleError } from '../errors.js'
 import { type Change, withChange, type Writer } from '../events/events.service.js'
-import { toJsonText } from '../events/events.store.js'
+import { type Author, toJsonText } from '../events/events.store.js'
 import { requireIfMatch } from '../http/conditional.js'
 import { strongEtag } from '../http/etag.js'
 import { ajvProblems, strictAjv } from '../validation.js'
@@ -100,12 +100,12 @@ async function checkSegments (change: Change, ref: FeatureEnvironmentRef, ids: r
  * not disabled would be on for everyone in every SDK, so it is switched off (as Unleash does),
  * with its event.
  */
-async function switchOffIfNoActiveStrategy (change: Change, ref: FeatureEnvironmentRef, enabled: boolean, createdBy: string) {
+async function switchOffIfNoActiveStrategy (change: Change, ref: FeatureEnvironmentRef, enabled: boolean, createdBy: Author) {
   if (!enabled || (await hasActiveStrategy(change.trx, ref))) return
   await switchEnvironment(change, ref, false, createdBy)
 }
 
-const eventOf = (ref: FeatureEnvironmentRef, createdBy: string) => ({
+const eventOf = (ref: FeatureEnvironmentRef, createdBy: Author) => ({
   createdBy,
   project: ref.project,
   featureName: ref.feature,
@@ -125,7 +125,7 @@ export async function strategyOf (db: Database, ref: FeatureEnvironmentRef, id: 
 }
 
 /** Adds a strategy to a feature-environment (feature-strategy-add). */
-export function addStrategy (writer: Writer, ref: FeatureEnvironmentRef, body: NewStrategy, rules: StrategyRules, createdBy: string) {
+export function addStrategy (writer: Writer, ref: FeatureEnvironmentRef, body: NewStrategy, rules: StrategyRules, createdBy: Author) {
   return withChange(writer, async ({ trx, record }) => {
     await lockFeatureEnvironment(trx, ref)
     const { count, nextSortOrder } = await strategyCount(trx, ref)
@@ -156,7 +156,7 @@ export function addStrategy (writer: Writer, ref: FeatureEnvironmentRef, body: N
  * nothing and records nothing; otherwise the revision moves and feature-strategy-update records
  * both. Switching off follows when no active strategy is left.
  */
-async function writeStrategy (change: Change, ref: FeatureEnvironmentRef, enabled: boolean, current: StoredStrategy, next: StrategyDocument, createdBy: string) {
+async function writeStrategy (change: Change, ref: FeatureEnvironmentRef, enabled: boolean, current: StoredStrategy, next: StrategyDocument, createdBy: Author) {
   if (JSON.stringify(next) === JSON.stringify(documentOf(current.strategy))) return current
   const updated = await updateStrategy(change.trx, current.strategy.id, next)
   change.record({ ...eventOf(ref, createdBy), type: 'feature-strategy-update', data: toJsonText(updated.strategy), preData: toJsonText(current.strategy) })
@@ -175,7 +175,7 @@ export function replaceStrategy (
   id: string,
   body: UpdateStrategy,
   rules: StrategyRules,
-  request: { ifMatch: string | undefined; createdBy: string }
+  request: { ifMatch: string | undefined; createdBy: Author }
 ) {
   return withChange(writer, async (change) => {
     const { enabled, current } = await lockStrategy(change.trx, ref, id, request.ifMatch)
@@ -208,7 +208,7 @@ export function patchStrategy (
   id: string,
   operations: PatchOperation[],
   rules: StrategyRules,
-  request: { ifMatch: string | undefined; createdBy: string }
+  request: { ifMatch: string | undefined; createdBy: Author }
 ) {
   return withChange(writer, async (change) => {
     const { enabled, current } = await lockStrategy(change.trx, ref, id, request.ifMatch)
@@ -230,7 +230,7 @@ export function patchStrategy (
 }
 
 /** Removes a strategy (feature-strategy-remove); switching off follows when no active one is left. */
-export function removeStrategy (writer: Writer, ref: FeatureEnvironmentRef, id: string, request: { ifMatch: string | undefined; createdBy: string }) {
+export function removeStrategy (writer: Writer, ref: FeatureEnvironmentRef, id: string, request: { ifMatch: string | undefined; createdBy: Author }) {
   return withChange(writer, async (change) => {
     const { enabled, current } = await lockStrategy(change.trx, ref, id, request.ifMatch)
     await deleteStrategy(change.trx, id)
@@ -243,7 +243,7 @@ export function removeStrategy (writer: Writer, ref: FeatureEnvironmentRef, id: 
  * Sets the sortOrder of strategies of a feature-environment (strategy-order-changed, with the
  * order before and after); an id that is not one of its strategies is a 400 naming it.
  */
-export function reorderStrategies (writer: Writer, ref: FeatureEnvironmentRef, orders: { id: string; sortOrder: number }[], createdBy: string) {
+export function reorderStrategies (writer: Writer, ref: FeatureEnvironmentRef, orders: { id: string; sortOrder: number }[], createdBy: Author) {
   return withChange(writer, async ({ trx, record }) => {
     await lockFeatureEnvironment(trx, ref)
     const before = await listStrategies(trx, ref)
@@ -273,7 +273,7 @@ export function reorderStrategies (writer: Writer, ref: FeatureEnvironmentRef, o
  * flexibleRollout at 100 % (stickiness default, groupId the feature name), as Unleash does.
  * Call inside the switching change, with the feature-environment locked.
  */
-export async function addDefaultStrategyIfNone (change: Change, ref: FeatureEnvironmentRef, createdBy: string) {
+export async function addDefaultStrategyIfNone (change: Change, ref: FeatureEnvironmentRef, createdBy: Author) {
   if (await hasActiveStrategy(change.trx, ref)) return
   const { nextSortOrder } = await strategyCount(change.trx, ref)
   const created = await insertStrategy(change.trx, ref, ulid(), {

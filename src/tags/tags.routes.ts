@@ -29,7 +29,7 @@ export const tagTypeRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.get(
     '/api/admin/tag-types',
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'viewer' },
       schema: {
         tags: ['Tags'],
         operationId: 'getTagTypes',
@@ -44,7 +44,7 @@ export const tagTypeRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.post(
     '/api/admin/tag-types',
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', role: 'editor' },
       schema: {
         tags: ['Tags'],
         operationId: 'createTagType',
@@ -56,7 +56,7 @@ export const tagTypeRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
       },
     },
     async (request, reply) => {
-      const created = await createTagType(db, request.body, request.token.name)
+      const created = await createTagType(db, request.body, request.author)
       return reply.code(201).header('location', `tag-types/${created.name}`).send(created)
     }
   )
@@ -64,7 +64,7 @@ export const tagTypeRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.post(
     '/api/admin/tag-types/validate',
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', role: 'editor' },
       schema: {
         tags: ['Tags'],
         operationId: 'validateTagType',
@@ -83,7 +83,7 @@ export const tagTypeRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.get(
     '/api/admin/tag-types/:name',
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'viewer' },
       schema: {
         tags: ['Tags'],
         operationId: 'getTagType',
@@ -99,7 +99,7 @@ export const tagTypeRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.put(
     '/api/admin/tag-types/:name',
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', role: 'editor' },
       schema: {
         tags: ['Tags'],
         operationId: 'updateTagType',
@@ -112,7 +112,7 @@ export const tagTypeRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
       },
     },
     async (request, reply) => {
-      await changeTagType(db, request.params.name, request.body, request.token.name)
+      await changeTagType(db, request.params.name, request.body, request.author)
       return reply.code(200).send()
     }
   )
@@ -120,7 +120,7 @@ export const tagTypeRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.delete(
     '/api/admin/tag-types/:name',
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', role: 'editor' },
       schema: {
         tags: ['Tags'],
         operationId: 'deleteTagType',
@@ -132,7 +132,7 @@ export const tagTypeRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
       },
     },
     async (request, reply) => {
-      await removeTagType(db, request.params.name, request.token.name)
+      await removeTagType(db, request.params.name, request.author)
       return reply.code(200).send()
     }
   )
@@ -144,7 +144,7 @@ export const tagRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app
   app.get(
     '/api/admin/tags',
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'viewer' },
       schema: { tags: ['Tags'], operationId: 'getTags', summary: 'Every tag, by type and value', errors: errorStatuses(403), response: TagsByType },
     },
     async () => ({ version: 1 as const, tags: await tags(db) })
@@ -153,7 +153,7 @@ export const tagRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app
   app.post(
     '/api/admin/tags',
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', role: 'editor' },
       schema: {
         tags: ['Tags'],
         operationId: 'createTag',
@@ -165,7 +165,7 @@ export const tagRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app
       },
     },
     async (request, reply) => {
-      const created = await createTag(db, request.body, request.token.name)
+      const created = await createTag(db, request.body, request.author)
       return reply.code(201).header('location', `tags/${encodeURIComponent(created.type)}/${encodeURIComponent(created.value)}`).send({ version: 1, tag: created })
     }
   )
@@ -173,7 +173,7 @@ export const tagRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app
   app.get(
     '/api/admin/tags/:type',
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'viewer' },
       schema: { tags: ['Tags'], operationId: 'getTagsByType', summary: 'The tags of one type', params: TagsOfTypeParams, errors: errorStatuses(400, 403), response: TagsByType },
     },
     async (request) => ({ version: 1 as const, tags: await tags(db, request.params.type) })
@@ -182,7 +182,7 @@ export const tagRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app
   app.get(
     '/api/admin/tags/:type/:value',
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'viewer' },
       schema: {
         tags: ['Tags'],
         operationId: 'getTag',
@@ -198,7 +198,7 @@ export const tagRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app
   app.delete(
     '/api/admin/tags/:type/:value',
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', role: 'editor' },
       schema: {
         tags: ['Tags'],
         operationId: 'deleteTag',
@@ -210,7 +210,7 @@ export const tagRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app
       },
     },
     async (request, reply) => {
-      await removeTag(db, request.params, request.token.name)
+      await removeTag(db, request.params, request.author)
       return reply.code(200).send()
     }
   )
@@ -228,7 +228,7 @@ export const featureTagRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
   app.get(
     BASE,
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'viewer' },
       schema: {
         tags: ['Tags'],
         operationId: 'listTags',
@@ -245,7 +245,7 @@ export const featureTagRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
   app.post(
     BASE,
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'editor' },
       schema: {
         tags: ['Tags'],
         operationId: 'addTag',
@@ -258,7 +258,7 @@ export const featureTagRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
       },
     },
     async (request, reply) => {
-      const added = await addFeatureTag(db, request.params.featureName, request.body, request.token)
+      const added = await addFeatureTag(db, request.params.featureName, request.body, request.token, request.author)
       return reply.code(201).header('location', `${request.params.featureName}/tags`).send(added)
     }
   )
@@ -266,7 +266,7 @@ export const featureTagRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
   app.put(
     BASE,
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'editor' },
       schema: {
         tags: ['Tags'],
         operationId: 'updateTags',
@@ -278,13 +278,13 @@ export const featureTagRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
         response: { 200: TagsResponse },
       },
     },
-    async (request) => ({ version: 1 as const, tags: await changeFeatureTags(db, request.params.featureName, request.body, request.token) })
+    async (request) => ({ version: 1 as const, tags: await changeFeatureTags(db, request.params.featureName, request.body, request.token, request.author) })
   )
 
   app.delete(
     `${BASE}/:type/:value`,
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'editor' },
       schema: {
         tags: ['Tags'],
         operationId: 'removeTag',
@@ -297,7 +297,7 @@ export const featureTagRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
     },
     async (request, reply) => {
       const { featureName, type, value } = request.params
-      await removeFeatureTag(db, featureName, { type, value }, request.token)
+      await removeFeatureTag(db, featureName, { type, value }, request.token, request.author)
       return reply.code(200).send()
     }
   )

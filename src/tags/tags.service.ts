@@ -2,7 +2,7 @@ import { coversProject, type TokenScope } from '../access/scope.js'
 import type { Database } from '../db/types.js'
 import { invalidField, nameExists, notFound } from '../errors.js'
 import { type Change, type Writer, withChange } from '../events/events.service.js'
-import { toJsonText } from '../events/events.store.js'
+import { type Author, toJsonText } from '../events/events.store.js'
 import type { Tag, TagBody, TagType, TagTypeBody, TagTypeUpdate, TagsChange } from './tags.schemas.js'
 import {
   deleteTag,
@@ -49,7 +49,7 @@ export async function tagType (db: Database, name: string) {
 }
 
 /** A new tag type (tag-type-created); 409 when the name is taken. */
-export function createTagType (target: Writer, body: TagTypeBody, createdBy: string) {
+export function createTagType (target: Writer, body: TagTypeBody, createdBy: Author) {
   return withChange(target, async ({ trx, record }) => {
     const created = await insertTagType(trx, tagTypeOf(body))
     record({ type: 'tag-type-created', createdBy, data: toJsonText(created) })
@@ -63,7 +63,7 @@ export async function checkTagType (db: Database, body: TagTypeBody) {
 }
 
 /** Changes a tag type's description, icon and colour (tag-type-updated); left out, they keep their value. */
-export function changeTagType (db: Database, name: string, body: TagTypeUpdate, createdBy: string) {
+export function changeTagType (db: Database, name: string, body: TagTypeUpdate, createdBy: Author) {
   if (body.name !== undefined && body.name !== name) throw invalidField('/body/name', `must be ${name}, the name in the path: a tag type cannot be renamed`)
   return withChange(db, async ({ trx, record }) => {
     const current = await lockTagType(trx, name)
@@ -84,7 +84,7 @@ export function changeTagType (db: Database, name: string, body: TagTypeUpdate, 
  * Deletes a tag type with its tags, which leave every feature that had them
  * (tag-type-deleted). One that does not exist changes nothing (200, as Unleash).
  */
-export function removeTagType (db: Database, name: string, createdBy: string) {
+export function removeTagType (db: Database, name: string, createdBy: Author) {
   return withChange(db, async ({ trx, record }) => {
     const current = await lockTagType(trx, name)
     if (!current) return
@@ -104,7 +104,7 @@ export async function tag (db: Database, wanted: Tag) {
 }
 
 /** A new tag (tag-created); 409 when it exists, 400 when its type does not. */
-export function createTag (db: Database, body: TagBody, createdBy: string) {
+export function createTag (db: Database, body: TagBody, createdBy: Author) {
   const wanted = tagOf(body, '/body')
   return withChange(db, async ({ trx, record }) => {
     await insertTag(trx, wanted, { conflictIsError: true })
@@ -114,7 +114,7 @@ export function createTag (db: Database, body: TagBody, createdBy: string) {
 }
 
 /** Deletes a tag, which leaves every feature that had it (tag-deleted); one that is not there changes nothing. */
-export function removeTag (db: Database, wanted: Tag, createdBy: string) {
+export function removeTag (db: Database, wanted: Tag, createdBy: Author) {
   return withChange(db, async ({ trx, record }) => {
     if (await deleteTag(trx, wanted)) record({ type: 'tag-deleted', createdBy, data: toJsonText(wanted) })
   })
@@ -139,7 +139,7 @@ export async function featureTags (db: Database, feature: string, token: TokenSc
 }
 
 /** Creates the tag when it is new (tag-created), then tags the feature (feature-tagged); a tag it has changes nothing. */
-async function addTagTo (change: Change, project: string, feature: string, wanted: Tag, createdBy: string) {
+async function addTagTo (change: Change, project: string, feature: string, wanted: Tag, createdBy: Author) {
   if (await insertTag(change.trx, wanted, { conflictIsError: false })) {
     change.record({ type: 'tag-created', createdBy, data: toJsonText(wanted) })
   }
@@ -148,38 +148,38 @@ async function addTagTo (change: Change, project: string, feature: string, wante
   }
 }
 
-async function removeTagFrom (change: Change, project: string, feature: string, wanted: Tag, createdBy: string) {
+async function removeTagFrom (change: Change, project: string, feature: string, wanted: Tag, createdBy: Author) {
   if (await untagFeature(change.trx, feature, wanted)) {
     change.record({ type: 'feature-untagged', createdBy, project, featureName: feature, preData: toJsonText(wanted) })
   }
 }
 
 /** Tags a feature (archived ones too, as Unleash), with the feature's row locked. */
-export function addFeatureTag (target: Writer, feature: string, body: TagBody, token: TokenScope, path = '/body') {
+export function addFeatureTag (target: Writer, feature: string, body: TagBody, token: TokenScope, author: Author, path = '/body') {
   const wanted = tagOf(body, path)
   return withChange(target, async (change) => {
     const project = requireVisible(await lockFeatureProject(change.trx, feature), feature, token)
-    await addTagTo(change, project, feature, wanted, token.name)
+    await addTagTo(change, project, feature, wanted, author)
     return wanted
   })
 }
 
 /** Adds and removes tags of a feature in one change; returns its tags after. */
-export function changeFeatureTags (db: Database, feature: string, body: TagsChange, token: TokenScope) {
+export function changeFeatureTags (db: Database, feature: string, body: TagsChange, token: TokenScope, author: Author) {
   const added = body.addedTags.map((t, i) => tagOf(t, `/body/addedTags/${i}`))
   const removed = body.removedTags.map((t, i) => tagOf(t, `/body/removedTags/${i}`))
   return withChange(db, async (change) => {
     const project = requireVisible(await lockFeatureProject(change.trx, feature), feature, token)
-    for (const wanted of added) await addTagTo(change, project, feature, wanted, token.name)
-    for (const wanted of removed) await removeTagFrom(change, project, feature, wanted, token.name)
+    for (const wanted of added) await addTagTo(change, project, feature, wanted, author)
+    for (const wanted of removed) await removeTagFrom(change, project, feature, wanted, author)
     return tagsOfFeature(change.trx, feature)
   })
 }
 
 /** Removes a tag from a feature (feature-untagged); a tag it does not have changes nothing. */
-export function removeFeatureTag (target: Writer, feature: string, wanted: Tag, token: TokenScope) {
+export function removeFeatureTag (target: Writer, feature: string, wanted: Tag, token: TokenScope, author: Author) {
   return withChange(target, async (change) => {
     const project = requireVisible(await lockFeatureProject(change.trx, feature), feature, token)
-    await removeTagFrom(change, project, feature, wanted, token.name)
+    await removeTagFrom(change, project, feature, wanted, author)
   })
 }

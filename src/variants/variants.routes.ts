@@ -3,8 +3,8 @@ import { type Static, Type } from '@sinclair/typebox'
 import type { FastifyReply } from 'fastify'
 import type { Config } from '../config.js'
 import { requireEnvironment } from '../auth/auth.plugin.js'
-import type { TokenScope } from '../access/scope.js'
 import type { Database } from '../db/types.js'
+import type { Author } from '../events/events.store.js'
 import type { FeatureEnvironmentRef } from '../features/missing.js'
 import { errorStatuses } from '../http/openapi.js'
 import { FeatureEnvironmentParams, FeatureParams, responseHeader, UrlFriendly } from '../http/schemas.js'
@@ -22,7 +22,7 @@ interface WriteRequest {
   params: Static<typeof FeatureEnvironmentParams>
   headers: { 'if-match'?: string }
   query: { dryRun?: boolean }
-  token: TokenScope
+  author: Author
 }
 
 const PATH = '/api/admin/projects/:projectId/features/:featureName/environments/:environment/variants'
@@ -60,13 +60,13 @@ export const variantsRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
   const howOf = (request: WriteRequest): ChangeRequest => ({
     ifMatch: request.headers['if-match'],
     dryRun: request.query.dryRun === true,
-    createdBy: request.token.name,
+    createdBy: request.author,
   })
 
   app.get(
     PATH,
     {
-      config: { access: 'token' },
+      config: { access: 'token', role: 'viewer' },
       schema: {
         tags: ['Variants'],
         operationId: 'getEnvironmentFeatureVariants',
@@ -85,7 +85,7 @@ export const variantsRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
   app.patch(
     PATH,
     {
-      config: { access: 'token', documentRoots: { operations: '/body', variants: '/variants' } },
+      config: { access: 'token', role: 'editor', documentRoots: { operations: '/body', variants: '/variants' } },
       schema: {
         tags: ['Variants'],
         operationId: 'patchEnvironmentsFeatureVariants',
@@ -105,7 +105,7 @@ export const variantsRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
   app.put(
     PATH,
     {
-      config: { access: 'token', documentRoots: { variants: '/body' } },
+      config: { access: 'token', role: 'editor', documentRoots: { variants: '/body' } },
       schema: {
         tags: ['Variants'],
         operationId: 'overwriteEnvironmentFeatureVariants',
@@ -125,7 +125,7 @@ export const variantsRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
   app.put(
     '/api/admin/projects/:projectId/features/:featureName/variants-batch',
     {
-      config: { access: 'token', documentRoots: { variants: '/body/variants' } },
+      config: { access: 'token', role: 'editor', documentRoots: { variants: '/body/variants' } },
       schema: {
         operationId: 'overwriteFeatureVariantsOnEnvironments',
         tags: ['Variants'],
@@ -147,7 +147,7 @@ export const variantsRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
       const { projectId: project, featureName: feature } = request.params
       const { variants, environments } = request.body
       for (const environment of environments) requireEnvironment(request.token, environment)
-      const json = await replaceVariantsInEnvironments(db, { project, feature }, environments, variants, limits, request.token.name)
+      const json = await replaceVariantsInEnvironments(db, { project, feature }, environments, variants, limits, request.author)
       return sendVariants(reply, { json, revision: undefined })
     }
   )

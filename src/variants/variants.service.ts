@@ -2,7 +2,7 @@ import { lockFeatureEnvironment, readFeatureEnvironment } from '../features/feat
 import type { FeatureEnvironmentRef, FeatureRef } from '../features/missing.js'
 import type { Queryable } from '../db/types.js'
 import { readerOf, withChange, type Writer } from '../events/events.service.js'
-import { jsonMember, type NewEvent } from '../events/events.store.js'
+import { type Author, jsonMember, type NewEvent } from '../events/events.store.js'
 import { requireIfMatch } from '../http/conditional.js'
 import { strongEtag } from '../http/etag.js'
 import { patchRule, replaceRule, type VariantLimits, type VariantsRule } from './variants.js'
@@ -20,7 +20,7 @@ export interface ChangeRequest {
   ifMatch: string | undefined
   dryRun: boolean
   /** Name of the token making the change, recorded on the event. */
-  createdBy: string
+  createdBy: Author
 }
 
 export interface ChangeResult {
@@ -112,7 +112,7 @@ export function replaceVariantsInEnvironments (
   environments: readonly string[],
   variants: unknown,
   limits: VariantLimits,
-  createdBy: string
+  createdBy: Author
 ): Promise<string> {
   const refs = environments.map((environment) => ({ ...feature, environment }))
   const request = { ifMatch: undefined, dryRun: false, createdBy }

@@ -36,7 +36,7 @@ export const addonRoutes: FastifyPluginAsyncTypebox<{ db: Database } & webhooks.
   app.get(
     '/api/admin/addons',
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', role: 'admin' },
       schema: {
         tags,
         operationId: 'getAddons',
@@ -52,7 +52,7 @@ export const addonRoutes: FastifyPluginAsyncTypebox<{ db: Database } & webhooks.
   app.post(
     '/api/admin/addons',
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', role: 'admin' },
       schema: {
         tags,
         operationId: 'createAddon',
@@ -63,13 +63,13 @@ export const addonRoutes: FastifyPluginAsyncTypebox<{ db: Database } & webhooks.
         response: { 201: CreatedAddon },
       },
     },
-    async (request, reply) => reply.code(201).send(await webhooks.createAddon(db, ctx, request.body, request.token.name))
+    async (request, reply) => reply.code(201).send(await webhooks.createAddon(db, ctx, request.body, request.author))
   )
 
   app.get(
     '/api/admin/addons/:id',
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', role: 'admin' },
       schema: {
         tags,
         operationId: 'getAddon',
@@ -85,7 +85,7 @@ export const addonRoutes: FastifyPluginAsyncTypebox<{ db: Database } & webhooks.
   app.put(
     '/api/admin/addons/:id',
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', role: 'admin' },
       schema: {
         tags,
         operationId: 'updateAddon',
@@ -97,13 +97,13 @@ export const addonRoutes: FastifyPluginAsyncTypebox<{ db: Database } & webhooks.
         response: { 200: Addon },
       },
     },
-    async (request) => webhooks.updateAddon(db, ctx, request.params.id, request.body, request.token.name)
+    async (request) => webhooks.updateAddon(db, ctx, request.params.id, request.body, request.author)
   )
 
   app.delete(
     '/api/admin/addons/:id',
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', role: 'admin' },
       schema: {
         tags,
         operationId: 'deleteAddon',
@@ -115,7 +115,7 @@ export const addonRoutes: FastifyPluginAsyncTypebox<{ db: Database } & webhooks.
       },
     },
     async (request, reply) => {
-      await webhooks.removeAddon(db, request.params.id, request.token.name)
+      await webhooks.removeAddon(db, request.params.id, request.author)
       return reply.code(200).send()
     }
   )
@@ -123,7 +123,7 @@ export const addonRoutes: FastifyPluginAsyncTypebox<{ db: Database } & webhooks.
   app.post(
     '/api/admin/addons/:id/rotate-secret',
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', role: 'admin' },
       schema: {
         tags,
         operationId: 'rotateAddonSecret',
@@ -134,13 +134,13 @@ export const addonRoutes: FastifyPluginAsyncTypebox<{ db: Database } & webhooks.
         response: { 200: RotatedSecret },
       },
     },
-    async (request) => webhooks.rotateAddonSecret(db, ctx, request.params.id, request.token.name)
+    async (request) => webhooks.rotateAddonSecret(db, ctx, request.params.id, request.author)
   )
 
   app.get(
     '/api/admin/addons/:id/deliveries',
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', role: 'admin' },
       schema: {
         tags,
         operationId: 'getAddonDeliveries',
@@ -163,7 +163,7 @@ export const addonRoutes: FastifyPluginAsyncTypebox<{ db: Database } & webhooks.
   app.post(
     '/api/admin/addons/:id/deliveries/:deliveryId/redeliver',
     {
-      config: { access: 'admin' },
+      config: { access: 'admin', role: 'admin' },
       schema: {
         tags,
         operationId: 'redeliverAddonDelivery',
@@ -174,6 +174,6 @@ export const addonRoutes: FastifyPluginAsyncTypebox<{ db: Database } & webhooks.
         response: { 200: Delivery },
       },
     },
-    async (request) => webhooks.redeliver(db, request.params.id, request.params.deliveryId, request.token.name)
+    async (request) => webhooks.redeliver(db, request.params.id, request.params.deliveryId, request.author)
   )
 }

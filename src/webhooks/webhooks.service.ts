@@ -3,7 +3,7 @@ import type { Config } from '../config.js'
 import type { Database } from '../db/types.js'
 import { invalidField, notFound } from '../errors.js'
 import { readerOf, withChange, type Writer } from '../events/events.service.js'
-import { toJsonText } from '../events/events.store.js'
+import { type Author, toJsonText } from '../events/events.store.js'
 import { templateProblem } from './payload.js'
 import { generateSigningSecret } from './signing.js'
 import { checkTarget, RefusedTarget, type Resolve } from './ssrf.js'
@@ -118,7 +118,7 @@ function configOf (body: AddonBody, stored?: StoredWebhook): WebhookConfig {
 const eventData = (webhook: StoredWebhook) => toJsonText(addonView(webhook))
 
 /** Creates a webhook (addon-config-created) and returns it with its signing secret, which reads never show. */
-export async function createAddon (writer: Writer, ctx: WebhookChecks, body: AddonBody, createdBy: string) {
+export async function createAddon (writer: Writer, ctx: WebhookChecks, body: AddonBody, createdBy: Author) {
   await checkBody(ctx, body)
   const config = configOf(body)
   const signingSecret = generateSigningSecret()
@@ -141,7 +141,7 @@ export async function addon (db: Database, id: number) {
 }
 
 /** Replaces a webhook's configuration (addon-config-updated, the previous one in preData). */
-export async function updateAddon (writer: Writer, ctx: WebhookChecks, id: number, body: AddonBody, createdBy: string) {
+export async function updateAddon (writer: Writer, ctx: WebhookChecks, id: number, body: AddonBody, createdBy: Author) {
   // Resolving the URL can take a while: done before the transaction, not under the row lock.
   await checkBody(ctx, body)
   const updated = await withChange(writer, async ({ trx, record }) => {
@@ -155,7 +155,7 @@ export async function updateAddon (writer: Writer, ctx: WebhookChecks, id: numbe
 }
 
 /** Deletes a webhook with its deliveries (addon-config-deleted). */
-export function removeAddon (writer: Writer, id: number, createdBy: string) {
+export function removeAddon (writer: Writer, id: number, createdBy: Author) {
   return withChange(writer, async ({ trx, record }) => {
     const deleted = await deleteWebhook(trx, id)
     if (!deleted) throw missing(id)
@@ -164,7 +164,7 @@ export function removeAddon (writer: Writer, id: number, createdBy: string) {
 }
 
 /** A new signing secret (addon-secret-rotated); the previous one also signs for WEBHOOK_SECRET_OVERLAP_MS. */
-export async function rotateAddonSecret (writer: Writer, ctx: WebhookChecks, id: number, createdBy: string) {
+export async function rotateAddonSecret (writer: Writer, ctx: WebhookChecks, id: number, createdBy: Author) {
   const signingSecret = generateSigningSecret()
   const rotated = await withChange(writer, async ({ trx, record }) => {
     const row = await rotateSecret(trx, id, signingSecret, ctx.config.secretOverlapMs)
@@ -182,7 +182,7 @@ export async function deliveries (db: Database, id: number, page: { limit: numbe
 }
 
 /** Makes a delivery due again now, with the same webhook-id (addon-delivery-redelivered). */
-export async function redeliver (writer: Writer, id: number, deliveryId: number, createdBy: string) {
+export async function redeliver (writer: Writer, id: number, deliveryId: number, createdBy: Author) {
   await withChange(writer, async ({ trx, record }) => {
     const row = await requeueDelivery(trx, id, deliveryId)
     if (!row) {

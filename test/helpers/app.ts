@@ -21,7 +21,8 @@ export interface TestApp {
 export const uniqueName = (prefix = 'f') => `${prefix}-${randomBytes(5).toString('hex')}`
 
 export function testConfig (databaseUrl: string, env: Record<string, string> = {}): Config {
-  return loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', ...env })
+  // Password hashes at a test cost (scrypt N=2^12): tests log in often; the default is 17.
+  return loadConfig({ DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', PASSWORD_HASH_COST: '12', ...env })
 }
 
 /** The real app on a database of its own, cloned from the migrated template. */

@@ -73,6 +73,11 @@ const TABLES = [
   'tag_types',
   'tags',
   'feature_tags',
+  'users',
+  'project_roles',
+  'sessions',
+  'personal_access_tokens',
+  'login_failures',
 ] as const
 
 /**

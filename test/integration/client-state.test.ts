@@ -5,10 +5,18 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
-import { describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { auth, buildTestApp, createFeature, documentedRoutes, expectProblem, json, uniqueName, useTestApp } from '../helpers/app.js'
+import { type Browser, createUser, listen, PASSWORD, signedIn } from '../helpers/people.js'
 
 const t = useTestApp({ CLIENT_STATE_CACHE_MS: '0', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' })
+let server = ''
+beforeAll(async () => {
+  server = await listen(t)
+})
+
+/** A fetch Response as the table reads an inject answer. */
+const asInject = async (res: Response) => ({ statusCode: res.status, body: await res.text() })
 
 async function frontendToken () {
   const res = await t.app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload: { tokenName: uniqueName('web'), type: 'frontend', environment: 'development' } })
@@ -135,6 +143,9 @@ describe('every write route records an event and moves the client version; a ref
   const addon = { provider: 'webhook', enabled: false, events: ['feature-created'], parameters: { url: 'http://127.0.0.1:9/hook' } }
   // The webhook the last run created: a refusal acts on it and writes nothing else first.
   let lastAddon = 0
+  // The user (and the browser signed in as a user) the last run created, likewise.
+  let lastUser = 0
+  let lastBrowser: Browser
   const createAddon = async () => {
     lastAddon = json(await post('/api/admin/addons', addon)).id as number
     return lastAddon
@@ -535,6 +546,86 @@ describe('every write route records an event and moves the client version; a ref
       refuse: () => post('/api/admin/features-batch/import', { project: 'default', environment: 'development', data: { features: [{ name: uniqueName('imported') }], featureStrategies: [{ name: 'no-such-strategy', featureName: 'x' }] } }),
     },
     {
+      route: 'POST /api/admin/user-admin',
+      run: () => post('/api/admin/user-admin', { username: uniqueName('u'), rootRole: 'Viewer', password: PASSWORD }),
+      status: 201,
+      event: 'user-created',
+      refuse: () => post('/api/admin/user-admin', { username: uniqueName('u'), rootRole: 'Viewer', password: 'password1234' }),
+    },
+    {
+      route: 'PUT /api/admin/user-admin/:id',
+      run: async () => t.app.inject({ method: 'PUT', url: `/api/admin/user-admin/${(await createUser(t, 'Viewer')).id}`, headers: auth(), payload: { rootRole: 'Editor' } }),
+      status: 200,
+      event: 'user-updated',
+      refuse: () => t.app.inject({ method: 'PUT', url: '/api/admin/user-admin/999999', headers: auth(), payload: { rootRole: 'Editor' } }),
+    },
+    {
+      route: 'DELETE /api/admin/user-admin/:id',
+      run: async () => t.app.inject({ method: 'DELETE', url: `/api/admin/user-admin/${(await createUser(t, 'Viewer')).id}`, headers: auth() }),
+      status: 200,
+      event: 'user-deleted',
+      refuse: () => t.app.inject({ method: 'DELETE', url: '/api/admin/user-admin/999999', headers: auth() }),
+    },
+    {
+      route: 'POST /api/admin/user-admin/:id/change-password',
+      run: async () => post(`/api/admin/user-admin/${(await createUser(t, 'Viewer')).id}/change-password`, { password: 'another-password-9' }),
+      status: 200,
+      event: 'user-updated',
+      refuse: () => post('/api/admin/user-admin/999999/change-password', { password: 'another-password-9' }),
+    },
+    {
+      route: 'POST /api/admin/user/change-password',
+      run: async () => {
+        lastBrowser = (await signedIn(t, server, 'Viewer')).browser
+        return asInject(await lastBrowser.json('POST', '/api/admin/user/change-password', { password: 'another-password-9', oldPassword: PASSWORD }))
+      },
+      status: 200,
+      event: 'user-updated',
+      refuse: async () => asInject(await lastBrowser.json('POST', '/api/admin/user/change-password', { password: 'password1234', oldPassword: 'another-password-9' })),
+    },
+    {
+      route: 'POST /api/admin/user/tokens',
+      run: async () => {
+        lastBrowser = (await signedIn(t, server, 'Viewer')).browser
+        return asInject(await lastBrowser.json('POST', '/api/admin/user/tokens', { description: 'pat', expiresAt: new Date(Date.now() + 60_000).toISOString() }))
+      },
+      status: 201,
+      event: 'pat-created',
+      refuse: async () => asInject(await lastBrowser.json('POST', '/api/admin/user/tokens', { description: 'pat', expiresAt: new Date(Date.now() + 60_000).toISOString() })),
+    },
+    {
+      route: 'DELETE /api/admin/user/tokens/:id',
+      run: async () => {
+        lastBrowser = (await signedIn(t, server, 'Viewer')).browser
+        const pat = await (await lastBrowser.json('POST', '/api/admin/user/tokens', { description: 'pat', expiresAt: new Date(Date.now() + 60_000).toISOString() })).json() as { id: number }
+        return asInject(await lastBrowser.fetch(`/api/admin/user/tokens/${pat.id}`, { method: 'DELETE' }))
+      },
+      status: 200,
+      event: 'pat-deleted',
+      refuse: async () => asInject(await lastBrowser.fetch('/api/admin/user/tokens/999999', { method: 'DELETE' })),
+    },
+    {
+      route: 'PUT /api/admin/projects/:projectId/users/:userId/roles',
+      run: async () => {
+        lastUser = (await createUser(t, 'Viewer')).id
+        return t.app.inject({ method: 'PUT', url: `/api/admin/projects/default/users/${lastUser}/roles`, headers: auth(), payload: { roles: [5] } })
+      },
+      status: 200,
+      event: 'project-access-user-roles-updated',
+      refuse: () => t.app.inject({ method: 'PUT', url: `/api/admin/projects/default/users/${lastUser}/roles`, headers: auth(), payload: { roles: [1] } }),
+    },
+    {
+      route: 'DELETE /api/admin/projects/:projectId/users/:userId/roles',
+      run: async () => {
+        const { id } = await createUser(t, 'Viewer')
+        await t.app.inject({ method: 'PUT', url: `/api/admin/projects/default/users/${id}/roles`, headers: auth(), payload: { roles: [5] } })
+        return t.app.inject({ method: 'DELETE', url: `/api/admin/projects/default/users/${id}/roles`, headers: auth() })
+      },
+      status: 200,
+      event: 'project-access-user-roles-deleted',
+      refuse: () => t.app.inject({ method: 'DELETE', url: '/api/admin/projects/default/users/999999/roles', headers: auth() }),
+    },
+    {
       // A first evaluation moves the lifecycle: that is a change readers see.
       route: 'POST /api/client/metrics',
       run: async () => post('/api/client/metrics', metricsBody({ [await feature('metrics')]: { yes: 1, no: 0 } }), await clientToken()),
@@ -564,6 +655,10 @@ describe('every write route records an event and moves the client version; a ref
       'POST /api/frontend/client/register',
       'POST /ofrep/v1/evaluate/flags/:key',
       'POST /ofrep/v1/evaluate/flags',
+      // Sessions and password checks are not changes readers see.
+      'POST /auth/simple/login',
+      'POST /logout',
+      'POST /api/admin/user-admin/validate-password',
     ]
     expect([...cases().map((c) => c.route), ...usageOnly].sort()).toEqual(documented.sort())
   })

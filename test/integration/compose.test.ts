@@ -34,6 +34,8 @@ beforeAll(async () => {
 const limits = () => ({ maxVariants: t.config.maxVariants, maxBytes: t.config.maxVariantsBytes })
 const rules = () => strategyRules(t.config.strategyLimits, t.config.bodyLimit)
 const variants = [{ name: 'blue', weight: 0, stickiness: 'userId' }, { name: 'red', weight: 0 }]
+/** Who the composed writes are by, as events record it. */
+const composer = { name: 'composer' }
 const outboxRows = async () =>
   (await t.database.db.selectFrom('webhook_deliveries').select('event_id').where('webhook_id', '=', webhookId).execute()).map((r) => Number(r.event_id))
 
@@ -45,10 +47,10 @@ describe('writes composed in one transaction', () => {
     const outboxBefore = await outboxRows()
 
     await writeChange(t.database.db, async (change) => {
-      await replaceVariants(change, ref, variants, limits(), { ifMatch: undefined, dryRun: false, createdBy: 'composer' })
-      await addStrategy(change, ref, { name: 'flexibleRollout', parameters: { rollout: '25' } }, rules(), 'composer')
-      await setFeatureEnabled(change, ref, true, 'composer')
-      await completeFeature(change, ref, { status: 'kept', statusValue: 'blue' }, 'composer')
+      await replaceVariants(change, ref, variants, limits(), { ifMatch: undefined, dryRun: false, createdBy: composer })
+      await addStrategy(change, ref, { name: 'flexibleRollout', parameters: { rollout: '25' } }, rules(), composer)
+      await setFeatureEnabled(change, ref, true, composer)
+      await completeFeature(change, ref, { status: 'kept', statusValue: 'blue' }, composer)
     })
 
     // What a reader sees: every write.
@@ -61,7 +63,7 @@ describe('writes composed in one transaction', () => {
 
     // Its events, in the order the writes made them; switching on added no default strategy
     // (the composed strategy was already there), and the version moved once, at the one commit.
-    const events = (await eventsOf(t.database.db, feature)).filter((e) => e.created_by === 'composer')
+    const events = (await eventsOf(t.database.db, feature)).filter((e) => e.created_by === composer.name)
     expect(events.map((e) => e.type)).toEqual(COMPOSED_TYPES)
     expect(BigInt(await committedVersion(t.database.db))).toBe(version + 1n)
 
@@ -77,9 +79,9 @@ describe('writes composed in one transaction', () => {
     const version = await committedVersion(t.database.db)
 
     const refused = writeChange(t.database.db, async (change) => {
-      await replaceVariants(change, ref, variants, limits(), { ifMatch: undefined, dryRun: false, createdBy: 'composer' })
-      await setFeatureEnabled(change, ref, true, 'composer')
-      await addStrategy(change, ref, { name: 'no-such-strategy' }, rules(), 'composer')
+      await replaceVariants(change, ref, variants, limits(), { ifMatch: undefined, dryRun: false, createdBy: composer })
+      await setFeatureEnabled(change, ref, true, composer)
+      await addStrategy(change, ref, { name: 'no-such-strategy' }, rules(), composer)
     })
     await expect(refused).rejects.toMatchObject({ name: 'BadDataError', status: 400 })
 
@@ -92,8 +94,8 @@ describe('writes composed in one transaction', () => {
     const ref = { project: 'default', feature, environment: 'development' }
     const before = await databaseFingerprint(t.database.db)
     const refused = writeChange(t.database.db, async (change) => {
-      await replaceVariants(change, ref, [{ name: 'a', weight: 0 }, { name: 'a', weight: 0 }], limits(), { ifMatch: undefined, dryRun: false, createdBy: 'composer' })
-      await setFeatureEnabled(change, ref, true, 'composer')
+      await replaceVariants(change, ref, [{ name: 'a', weight: 0 }, { name: 'a', weight: 0 }], limits(), { ifMatch: undefined, dryRun: false, createdBy: composer })
+      await setFeatureEnabled(change, ref, true, composer)
     })
     await expect(refused).rejects.toMatchObject({ name: 'RuleError' })
     expect(await databaseFingerprint(t.database.db)).toEqual(before)

@@ -68,7 +68,9 @@ describe('the document', () => {
   it('needs no token for /health, /ready and /metrics, and describes /metrics as text', () => {
     for (const path of ['/health', '/ready', '/metrics']) expect(op(path, 'get').security).toEqual([])
     expect(op('/api/admin/projects', 'get').security).toBeUndefined()
-    expect(doc.security).toEqual([{ apiToken: [] }])
+    expect(doc.security).toEqual([{ apiToken: [] }, { sessionCookie: [] }])
+    for (const path of ['/api/client/features', '/api/frontend']) expect(op(path, 'get').security).toEqual([{ apiToken: [] }])
+    expect(op('/auth/simple/login', 'post').security).toEqual([])
     expect(Object.keys(op('/metrics', 'get').responses['200'].content)).toEqual(['text/plain'])
   })
 

@@ -34,8 +34,12 @@ describe('OpenAPI', () => {
       'name',
       'message',
       'details',
+      // A 401 without credentials says where to log in, as Unleash.
+      'path',
+      'defaultHidden',
     ])
     expect(doc.components.securitySchemes.apiToken).toMatchObject({ in: 'header', name: 'Authorization' })
+    expect(doc.components.securitySchemes.sessionCookie).toMatchObject({ in: 'cookie', name: 'unleash-session' })
   })
 
   it('describes the variants patch body with the allowed ops', async () => {

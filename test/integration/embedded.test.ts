@@ -14,8 +14,9 @@ afterAll(() => rmSync(dataDir, { recursive: true, force: true }))
 const quiet = { info () {}, warn () {} }
 
 async function start () {
-  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', INIT_ADMIN_API_TOKENS: 'embedded-admin' })
-  const database = await openDatabase(config, quiet)
+  const config = loadConfig({ DATA_DIR: dataDir, LOG_LEVEL: 'silent', INIT_ADMIN_API_TOKENS: 'embedded-admin', PASSWORD_HASH_COST: '12' })
+  // The first start prints the generated admin password: not into the test's output.
+  const database = await openDatabase(config, quiet, () => {})
   const app = await buildApp(config, { database })
   return {
     app,
@@ -28,32 +29,45 @@ async function start () {
 }
 
 describe('embedded database (no DATABASE_URL)', () => {
-  it('a first start with no token creates an admin token, leaves its secret in DATA_DIR/admin-token (0600) and prints it once', async () => {
+  it('a first start creates an admin token and the user admin, leaves their secrets in DATA_DIR (0600) and prints them once', async () => {
     const fresh = mkdtempSync(join(tmpdir(), 'ffapi-first-start-'))
     try {
-      const config = loadConfig({ DATA_DIR: fresh, LOG_LEVEL: 'silent' })
+      const config = loadConfig({ DATA_DIR: fresh, LOG_LEVEL: 'silent', PASSWORD_HASH_COST: '12' })
       const printed: string[] = []
       const logged: string[] = []
       const log = { info (obj: object, msg: string) { logged.push(`${msg} ${JSON.stringify(obj)}`) }, warn () {} }
       const database = await openDatabase(config, log, (line) => printed.push(line))
       const file = join(fresh, 'admin-token')
+      const passwordFile = join(fresh, 'admin-password')
       const secret = readFileSync(file, 'utf8').trim()
+      const password = readFileSync(passwordFile, 'utf8').trim()
       expect(statSync(file).mode & 0o777).toBe(0o600)
-      expect(printed).toEqual([`Admin API token (also in ${file}): ${secret}`])
+      expect(statSync(passwordFile).mode & 0o777).toBe(0o600)
+      expect(password.length).toBeGreaterThanOrEqual(20)
+      expect(printed).toEqual([
+        `Admin login: admin, password (also in ${passwordFile}): ${password}`,
+        `Admin API token (also in ${file}): ${secret}`,
+      ])
       expect(logged.some((line) => line.includes(file) && !line.includes(secret))).toBe(true)
+      expect(logged.some((line) => line.includes(passwordFile))).toBe(true)
+      expect(logged.join('\n')).not.toContain(password)
       const app = await buildApp(config, { database })
       expect((await app.inject({ method: 'GET', url: '/api/admin/projects', headers: auth(secret) })).statusCode).toBe(200)
+      const login = await app.inject({ method: 'POST', url: '/auth/simple/login', payload: { username: 'admin', password } })
+      expect(login.statusCode).toBe(200)
+      expect(JSON.parse(login.body)).toMatchObject({ username: 'admin', rootRole: 1 })
       await app.close()
       await database.db.destroy()
-      // The second start finds the token: nothing is created or printed again.
+      // The second start finds the token and the user: nothing is created or printed again.
       const again = await openDatabase(config, quiet, (line) => printed.push(line))
       await again.db.destroy()
-      expect(printed).toHaveLength(1)
+      expect(printed).toHaveLength(2)
       expect(readFileSync(file, 'utf8').trim()).toBe(secret)
+      expect(readFileSync(passwordFile, 'utf8').trim()).toBe(password)
     } finally {
       rmSync(fresh, { recursive: true, force: true })
     }
-  })
+  }, 90_000)
 
   it('runs the same migrations and API, and keeps the data across a restart', async () => {
     const first = await start()

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { writeChange } from '../../src/events/events.service.js'
 import { committedVersion, toJsonText } from '../../src/events/events.store.js'
 import { auth, buildTestApp, createToken, expectProblem, json, type TestApp, uniqueName, useTestApp } from '../helpers/app.js'
+import { listen, signedIn } from '../helpers/people.js'
 import { databaseFingerprint } from '../helpers/state.js'
 
 const t = useTestApp({ CLIENT_STATE_CACHE_MS: '0', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' })
@@ -206,7 +207,8 @@ describe('POST /api/admin/features-batch/import', () => {
     data.featureStrategies[290]!.constraints[0]!.value = '1.0.1'
     expect((await send(t, 'POST', '/api/admin/features-batch/import', { project, environment: 'development', data })).statusCode).toBe(200)
     expect(json(await send(t, 'GET', `/api/admin/projects/${project}/features`)).features).toHaveLength(300)
-  })
+    // Two imports of 300 features, one after another: long on a loaded machine.
+  }, 180_000)
 
   it('refusals: environment or project missing (404), a token of another project (403), a dangling segment id, a stranger, an unknown operator (400); nothing stored', async () => {
     const name = uniqueName('r')
@@ -231,13 +233,39 @@ describe('POST /api/admin/features-batch/import', () => {
   })
 })
 
+describe('who may import', () => {
+  it("a person's personal access token imports as an Editor (events name the person); a Viewer's is refused with 403, storing nothing", async () => {
+    const base = await listen(t)
+    const patOf = async (role: 'Editor' | 'Viewer') => {
+      const person = await signedIn(t, base, role)
+      const created = await person.browser.json('POST', '/api/admin/user/tokens', { description: 'import', expiresAt: new Date(Date.now() + 3_600_000).toISOString() })
+      return { ...person, secret: ((await created.json()) as { secret: string }).secret }
+    }
+    const editor = await patOf('Editor')
+    const viewer = await patOf('Viewer')
+    const name = uniqueName('by-pat')
+    const body = { project: 'default', environment: 'development', data: { features: [{ name }], featureStrategies: [{ name: 'default', featureName: name }], featureEnvironments: [{ featureName: name, enabled: true }] } }
+    // A token's use is recorded (seen_at): that is no change of what the import writes.
+    const stored = async () => {
+      const { personal_access_tokens: _pats, users: _users, ...rest } = await databaseFingerprint(t.database.db)
+      return rest
+    }
+    const before = await stored()
+    expectProblem(await send(t, 'POST', '/api/admin/features-batch/import', body, viewer.secret), 403, 'PermissionError')
+    expect(await stored()).toEqual(before)
+    expect((await send(t, 'POST', '/api/admin/features-batch/import', body, editor.secret)).statusCode).toBe(200)
+    const events = await t.database.db.selectFrom('events').selectAll().where('feature_name', '=', name).orderBy('id').execute()
+    expect(events.map((e) => e.created_by)).toEqual(events.map(() => editor.login))
+  })
+})
+
 describe('a composed change larger than one statement', () => {
   it('records every one of 12,000 events, moves the version once, and writes an outbox row for each', async () => {
     const hook = json(await ok(send(t, 'POST', '/api/admin/addons', { provider: 'webhook', enabled: true, events: ['tag-created'], parameters: { url: 'http://127.0.0.1:9/hook' } })))
     const version = BigInt(await committedVersion(t.database.db))
     const before = Number((await t.database.db.selectFrom('events').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n)
     await writeChange(t.database.db, async ({ record }) => {
-      for (let i = 0; i < 12_000; i++) record({ type: 'tag-created', createdBy: 'bulk', data: toJsonText({ value: `t${i}`, type: 'simple' }) })
+      for (let i = 0; i < 12_000; i++) record({ type: 'tag-created', createdBy: { name: 'bulk' }, data: toJsonText({ value: `t${i}`, type: 'simple' }) })
     })
     const after = Number((await t.database.db.selectFrom('events').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirstOrThrow()).n)
     expect(after - before).toBe(12_000)

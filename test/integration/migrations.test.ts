@@ -70,7 +70,7 @@ describe('migrations', () => {
   it('the service refuses to start when no API token exists and none is configured', async () => {
     const url = await emptyDatabase()
     const log = { info () {}, warn () {} }
-    await expect(openDatabase(testConfig(url), log)).rejects.toThrow(/No API token exists and INIT_ADMIN_API_TOKENS is empty/)
+    await expect(openDatabase(testConfig(url), log)).rejects.toThrow(/No API token exists and INIT_ADMIN_API_TOKENS is empty, and no user exists/)
     const database = await openDatabase(testConfig(url, { INIT_ADMIN_API_TOKENS: 'first-secret' }), log)
     await database.db.destroy()
   })

@@ -210,7 +210,7 @@ describe('which events', () => {
     const created = await hook(r, project)
     let inside = -1
     await expect(t.database.db.transaction().execute(async (trx) => {
-      await insertEvents(trx, [{ type: 'feature-created', createdBy: 'test', project, featureName: 'rolled-back' }])
+      await insertEvents(trx, [{ type: 'feature-created', createdBy: { name: 'test' }, project, featureName: 'rolled-back' }])
       inside = (await trx.selectFrom('webhook_deliveries').select('id').where('webhook_id', '=', created.id).execute()).length
       throw new Error('roll back')
     })).rejects.toThrow('roll back')
@@ -232,7 +232,7 @@ describe('a disabled webhook', () => {
     const created = await hook(r, project)
     // The event (with its delivery) and the switch-off commit together: the delivery is pending.
     await t.database.db.transaction().execute(async (trx) => {
-      await insertEvents(trx, [{ type: 'feature-created', createdBy: 'test', project, featureName: 'while-disabled' }])
+      await insertEvents(trx, [{ type: 'feature-created', createdBy: { name: 'test' }, project, featureName: 'while-disabled' }])
       await trx.updateTable('webhooks').set({ enabled: false }).where('id', '=', created.id).execute()
     })
     await t.app.webhooks.settle()

@@ -35,6 +35,10 @@ describe('loadConfig', () => {
       clientMaxInstances: 1000,
       usageRetentionDays: 30,
       shutdownDelayMs: 500,
+      initialAdmin: undefined,
+      sessions: { idleMs: 8 * 3_600_000, maxAgeMs: 48 * 3_600_000 },
+      loginLimits: { perAccount: 10, perAddress: 100, windowMs: 900_000 },
+      passwordHashCost: 17,
       webhooks: {
         pollMs: 1000,
         leaseMs: 60000,
@@ -72,6 +76,12 @@ describe('loadConfig', () => {
     [{ WEBHOOK_ALLOWED_NETWORKS: '10.0.0.0/8, localhost' }, /WEBHOOK_ALLOWED_NETWORKS="10.0.0.0\/8, localhost" is invalid \(not a CIDR such as 10.0.0.0\/8: localhost\)/],
     [{ WEBHOOK_LEASE_MS: '5000' }, /WEBHOOK_LEASE_MS=5000 is invalid \(must exceed WEBHOOK_TIMEOUT_MS=5000/],
     [{ WEBHOOK_MAX_ATTEMPTS: '0' }, /WEBHOOK_MAX_ATTEMPTS="0"/],
+    [{ UNLEASH_DEFAULT_ADMIN_USERNAME: 'root' }, /set both or neither/],
+    [{ INIT_ADMIN_PASSWORD: 'a-long-password-1' }, /set both or neither/],
+    [{ UNLEASH_DEFAULT_ADMIN_USERNAME: 'root', INIT_ADMIN_USERNAME: 'admin', INIT_ADMIN_PASSWORD: 'x' }, /UNLEASH_DEFAULT_ADMIN_USERNAME and INIT_ADMIN_USERNAME are both set and differ/],
+    [{ SESSION_IDLE_TIMEOUT_MS: '100000', SESSION_MAX_AGE_MS: '50000' }, /SESSION_IDLE_TIMEOUT_MS=100000 is invalid \(must not exceed SESSION_MAX_AGE_MS=50000\)/],
+    [{ PASSWORD_HASH_COST: '11' }, /PASSWORD_HASH_COST="11"/],
+    [{ LOGIN_MAX_FAILURES_PER_ACCOUNT: '0' }, /LOGIN_MAX_FAILURES_PER_ACCOUNT="0"/],
   ])('refuses %j with one clear line', (env, message) => {
     expect(() => loadConfig(env)).toThrowError(ConfigError)
     expect(() => loadConfig(env)).toThrowError(message)
@@ -80,6 +90,25 @@ describe('loadConfig', () => {
     } catch (error) {
       expect((error as Error).message).not.toContain('\n')
     }
+  })
+
+  it('reads the first admin from Unleash\'s variable names or ours', () => {
+    const login = { username: 'root', password: 'a-long-password-1' }
+    expect(loadConfig({ UNLEASH_DEFAULT_ADMIN_USERNAME: 'root', UNLEASH_DEFAULT_ADMIN_PASSWORD: 'a-long-password-1' }).initialAdmin).toEqual(login)
+    expect(loadConfig({ INIT_ADMIN_USERNAME: 'root', INIT_ADMIN_PASSWORD: 'a-long-password-1' }).initialAdmin).toEqual(login)
+    expect(loadConfig({ UNLEASH_DEFAULT_ADMIN_USERNAME: 'root', INIT_ADMIN_USERNAME: 'root', INIT_ADMIN_PASSWORD: 'a-long-password-1' }).initialAdmin).toEqual(login)
+  })
+
+  it('never prints the first admin\'s password in a configuration error', () => {
+    let message = ''
+    try {
+      loadConfig({ UNLEASH_DEFAULT_ADMIN_PASSWORD: 'hunter2-secret', INIT_ADMIN_PASSWORD: 'other-secret', UNLEASH_DEFAULT_ADMIN_USERNAME: 'a' })
+    } catch (error) {
+      message = (error as Error).message
+    }
+    expect(message).toContain('UNLEASH_DEFAULT_ADMIN_PASSWORD and INIT_ADMIN_PASSWORD are both set and differ')
+    expect(message).not.toContain('hunter2-secret')
+    expect(message).not.toContain('other-secret')
   })
 
   it('reads the webhook allowed networks as normalised CIDRs', () => {

@@ -1,0 +1,116 @@
+import type { ProjectRoleName, RootRoleName } from '../db/types.js'
+
+export const ROOT_ROLES = ['Admin', 'Editor', 'Viewer'] as const satisfies readonly RootRoleName[]
+export const PROJECT_ROLES = ['Member'] as const satisfies readonly ProjectRoleName[]
+export type RoleName = RootRoleName | ProjectRoleName
+
+/** Role ids as Unleash numbers its predefined roles, so that clients reading ids agree. */
+export const ROLE_IDS: Record<RoleName, number> = { Admin: 1, Editor: 2, Viewer: 3, Member: 5 }
+
+export interface Role {
+  id: number
+  type: 'root' | 'project'
+  name: RoleName
+  description: string
+}
+
+export const ROLES: readonly Role[] = [
+  { id: 1, type: 'root', name: 'Admin', description: 'Everything: users, API tokens, webhooks, strategy definitions, projects and environments, and all an Editor does' },
+  { id: 2, type: 'root', name: 'Editor', description: 'Reads everything; writes features, strategies, variants, segments, lifecycle, context fields, tags and imports in every project' },
+  { id: 3, type: 'root', name: 'Viewer', description: 'Reads everything, changes nothing' },
+  { id: 5, type: 'project', name: 'Member', description: 'In one project: writes features, strategies, variants, dependencies and lifecycle, as an Editor does' },
+]
+
+export const roleById = (id: number) => ROLES.find((r) => r.id === id)
+export const roleByName = (name: RoleName) => ROLES.find((r) => r.name === name)!
+
+/**
+ * What a route asks of a person (its `config.role`), beside what it asks of an API token
+ * (`config.access`):
+ * - `viewer`: anyone signed in;
+ * - `editor`: an Editor or Admin, or a Member of the route's `projectId` (a route without one
+ *   changes something every project shares, so only a root Editor or Admin);
+ * - `admin`: an Admin;
+ * - `self`: anyone signed in, acting on their own account (API tokens are not people).
+ */
+export type RouteRole = 'viewer' | 'editor' | 'admin' | 'self'
+
+/** A signed-in person, as every request reads them afresh: roles changed take effect at once. */
+export interface Person {
+  id: number
+  username: string | null
+  email: string | null
+  name: string | null
+  rootRole: RootRoleName
+  /** Project id → the role in it. */
+  projectRoles: Record<string, ProjectRoleName>
+}
+
+/** The name events record as createdBy: the email, else the username. */
+export const authorName = (person: Pick<Person, 'email' | 'username' | 'id'>) =>
+  person.email ?? person.username ?? `user-${person.id}`
+
+/** Whether a person may call a route that asks `role`, with these path parameters. */
+export function personMay (person: Person, role: RouteRole, projectId: string | undefined): boolean {
+  switch (role) {
+    case 'viewer':
+    case 'self':
+      return true
+    case 'admin':
+      return person.rootRole === 'Admin'
+    case 'editor':
+      return (
+        person.rootRole === 'Admin' ||
+        person.rootRole === 'Editor' ||
+        (projectId !== undefined && person.projectRoles[projectId] === 'Member')
+      )
+  }
+}
+
+/** Why a person may not call a route that asks `role` (the 403's message). */
+export function refusal (person: Person, role: RouteRole, projectId: string | undefined): string {
+  const who = `User ${authorName(person)} (${person.rootRole})`
+  if (role === 'admin') return `${who} may not do this: it needs the Admin role`
+  return projectId === undefined
+    ? `${who} may not do this: it needs the Editor or Admin role`
+    : `${who} may not change project ${projectId}: it needs the Editor or Admin role, or the Member role in project ${projectId}`
+}
+
+export interface Permission {
+  permission: string
+  project?: string
+  environment?: string
+}
+
+/** Root permissions of an Editor (Unleash's names), for things every project shares. */
+const EDITOR_ROOT = [
+  'CREATE_SEGMENT', 'UPDATE_SEGMENT', 'DELETE_SEGMENT',
+  'CREATE_CONTEXT_FIELD', 'UPDATE_CONTEXT_FIELD', 'DELETE_CONTEXT_FIELD',
+  'CREATE_TAG_TYPE', 'UPDATE_TAG_TYPE', 'DELETE_TAG_TYPE',
+]
+/** Permissions in a project. */
+const PROJECT = ['CREATE_FEATURE', 'UPDATE_FEATURE', 'DELETE_FEATURE', 'UPDATE_FEATURE_VARIANTS', 'UPDATE_FEATURE_DEPENDENCY']
+/** Permissions in a project's environments. */
+const ENVIRONMENT = [
+  'CREATE_FEATURE_STRATEGY', 'UPDATE_FEATURE_STRATEGY', 'DELETE_FEATURE_STRATEGY',
+  'UPDATE_FEATURE_ENVIRONMENT', 'UPDATE_FEATURE_ENVIRONMENT_VARIANTS',
+]
+
+const inProject = (project: string): Permission[] => [
+  ...PROJECT.map((permission) => ({ permission, project })),
+  ...ENVIRONMENT.map((permission) => ({ permission, project, environment: '*' })),
+]
+
+/**
+ * The `permissions` list of GET /api/admin/user, in Unleash's shape, as its clients read it:
+ * `ADMIN` grants everything; a permission with `project: "*"` holds in every project, one with
+ * `environment: "*"` in every environment; a Viewer has none.
+ */
+export function permissionsOf (person: Person): Permission[] {
+  if (person.rootRole === 'Admin') return [{ permission: 'ADMIN' }]
+  const own = Object.entries(person.projectRoles)
+    .filter(([, role]) => role === 'Member')
+    .flatMap(([project]) => inProject(project))
+  if (person.rootRole === 'Editor') return [...EDITOR_ROOT.map((permission) => ({ permission })), ...inProject('*'), ...own]
+  return own
+}

@@ -1,0 +1,93 @@
+import { randomBytes } from 'node:crypto'
+import type { Database } from '../db/types.js'
+import { ApiError } from '../errors.js'
+import { accountKey, addressKey } from './login-limits.js'
+import { countAttempt, deleteOldFailures, forgiveAttempt } from './login-limits.store.js'
+import { authorName, type Person } from './roles.js'
+import { deleteExpiredSessions, deleteSession, findSession, insertSession, sessionHash, touchSession, trimSessions } from './sessions.store.js'
+import { type PeopleContext, tooManyAttempts, userInfo } from './users.service.js'
+import { findUser, findLogin, markSeen, setPasswordHash } from './users.store.js'
+
+/** A user keeps at most this many sessions; a new login ends the oldest beyond it. */
+export const MAX_SESSIONS_PER_USER = 10
+
+/** How often a session's last use is written: idle expiry is counted to this. */
+export const touchInterval = (idleMs: number) => Math.min(60_000, Math.floor(idleMs / 4))
+
+const wrongLogin = () =>
+  new ApiError('PasswordMismatch', 'The combination of password and username you provided is invalid')
+
+/**
+ * Logs a person in with a username or email and a password, and opens a session with a new id
+ * (a session the request carried, `previous`, ends: the id changes at every login).
+ *
+ * Work is bounded before it is done: the attempt is counted first, atomically, against the
+ * account name (known or not) and the source address, and a count over its limit is a 429
+ * without a password check. A wrong password and an unknown name take the same path (a
+ * lookup, one scrypt check against a hash of the same cost, the count kept) and get the same
+ * 401. A successful login forgives its account's count and its own attempt at the address.
+ */
+export async function login (ctx: PeopleContext, body: { username: string; password: string }, source: { ip: string; previous?: string }) {
+  const account = accountKey(body.username)
+  const address = addressKey(source.ip)
+  const counts = await countAttempt(ctx.db, [account, address], ctx.loginLimits.windowMs)
+  const over = counts.filter((c) => c.failures > (c.scope === 'account' ? ctx.loginLimits.perAccount : ctx.loginLimits.perAddress))
+  if (over.length > 0) throw tooManyAttempts(Math.max(...over.map((c) => c.leftMs)))
+  const found = await findLogin(ctx.db, body.username.trim())
+  const { ok, rehash } = await ctx.hasher.verify(body.password, found?.password_hash ?? null)
+  if (!found || !ok) throw wrongLogin()
+  await forgiveAttempt(ctx.db, account, address)
+  if (rehash) await setPasswordHash(ctx.db, found.id, await ctx.hasher.hash(body.password))
+  const id = randomBytes(32).toString('base64url')
+  await ctx.db.transaction().execute(async (trx) => {
+    if (source.previous !== undefined) await deleteSession(trx, sessionHash(source.previous))
+    await insertSession(trx, sessionHash(id), found.id, ctx.sessions.maxAgeMs)
+    await trimSessions(trx, found.id, MAX_SESSIONS_PER_USER)
+    await markSeen(trx, found.id)
+  })
+  const user = await findUser(ctx.db, found.id)
+  return { sessionId: id, user: userInfo(user!) }
+}
+
+/** Ends a session (nothing when there is none). */
+export const logout = (db: Database, sessionId: string) => deleteSession(db, sessionHash(sessionId))
+
+/** The person of a live session, read afresh (their roles now); its last use is written at most every touchInterval. */
+export async function sessionPerson (ctx: Pick<PeopleContext, 'db' | 'sessions'>, sessionId: string): Promise<Person | undefined> {
+  const idHash = sessionHash(sessionId)
+  const found = await findSession(ctx.db, idHash, ctx.sessions.idleMs, touchInterval(ctx.sessions.idleMs))
+  if (!found) return undefined
+  if (found.stale) await touchSession(ctx.db, idHash)
+  return found.person
+}
+
+/** The Author of what a person does. */
+export const personAuthor = (person: Person) => ({ name: authorName(person), userId: person.id })
+
+/**
+ * Removes ended sessions and old login counts every `everyMs`, on each instance (the deletes
+ * are idempotent). Expiry itself never waits for it: a lookup checks both limits.
+ */
+export class SessionSweeper {
+  #timer: NodeJS.Timeout | undefined
+
+  constructor (
+    private readonly ctx: Pick<PeopleContext, 'db' | 'sessions' | 'loginLimits'>,
+    private readonly onError: (error: unknown) => void,
+    private readonly everyMs = 300_000
+  ) {}
+
+  start (): void {
+    this.#timer = setInterval(() => { this.sweep().catch(this.onError) }, this.everyMs)
+    this.#timer.unref()
+  }
+
+  async sweep (): Promise<void> {
+    await deleteExpiredSessions(this.ctx.db, this.ctx.sessions.idleMs)
+    await deleteOldFailures(this.ctx.db, this.ctx.loginLimits.windowMs)
+  }
+
+  stop (): void {
+    clearInterval(this.#timer)
+  }
+}
