@@ -6,7 +6,8 @@
  *
  * Settings: BENCH_SECONDS (per scenario, default 10), BENCH_CONNECTIONS (the 50-feature
  * scenarios, default 20), BENCH_SIZES (the document-size series, default 2,100,400,1000),
- * BENCH_ONLY=series|features|client|frontend|cpu|webhooks|people|import (run one part). BENCH_UNLEASH=1: also start Unleash 8.2 on
+ * BENCH_ONLY=series|features|client|frontend|cpu|webhooks|people|import (run one part), BENCH_FRONTEND_SIZES (the
+ * frontend scenarios' flag counts, default 100,1000,5000). BENCH_UNLEASH=1: also start Unleash 8.2 on
  * the same PostgreSQL (test/helpers/unleash.ts) and drive it with the same series, side by side, its
  * server CPU time measured as ours; or UNLEASH_URL and UNLEASH_TOKEN (an admin token) name a running one.
  * Unleash's import needs a personal access token: made by the launcher, or UNLEASH_PAT with UNLEASH_URL.
@@ -16,7 +17,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { readFileSync, writeFileSync } from 'node:fs'
+import { readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -398,31 +399,76 @@ async function clientScenarios (server: Target, pid?: number, label = ''): Promi
   return rows
 }
 
+/** Flag counts of the frontend scenarios (BENCH_FRONTEND_SIZES). */
+const FRONTEND_SIZES = (process.env.BENCH_FRONTEND_SIZES ?? '100,1000,5000').split(',').map(Number)
+const USERS = 10_000
+
 /**
- * The frontend API as browser apps call it: 1000 features switched on, each with a 50 % rollout
- * sticky on userId, a constraint and two strategy variants with payloads; a frontend token; 50
- * connections. Polls that send the ETag they hold for their context (304) and polls of many
- * different users (each evaluated in full). Unleash's paths are the same, so the same function
- * drives an Unleash server.
+ * The strategies of flag `i` of the realistic mix: half plain on, a fifth gradual rollouts, a
+ * tenth IN constraints, a tenth two strategies with string and number constraints, a tenth 50 %
+ * with strategy variants and payloads.
  */
-async function frontendScenarios (server: Target, pid?: number, label = ''): Promise<Row[]> {
-  const run = randomBytes(3).toString('hex')
-  const names = Array.from({ length: 1000 }, (_, i) => `web-${run}-${String(i).padStart(4, '0')}`)
-  const features = '/api/admin/projects/default/features'
-  for (const name of names) {
-    await call(server, 'POST', features, { name })
-    await call(server, 'POST', `${features}/${name}/environments/development/strategies`, {
-      name: 'flexibleRollout',
-      parameters: { rollout: '50', stickiness: 'userId', groupId: name },
-      constraints: [{ contextName: 'userId', operator: 'STR_STARTS_WITH', values: ['user-'] }],
-      variants: ['a', 'b'].map((v) => ({ name: v, weight: 500, weightType: 'variable', stickiness: 'userId', payload: { type: 'string', value: `${v}-${PAYLOAD}` } })),
-    })
-    await call(server, 'POST', `${features}/${name}/environments/development/on`)
+function mixStrategies (name: string, i: number): object[] {
+  const kind = i % 10
+  if (kind < 5) return [{ name: 'default', parameters: {}, constraints: [] }]
+  if (kind < 7) return [{ name: 'flexibleRollout', parameters: { rollout: '30', stickiness: 'default', groupId: name }, constraints: [] }]
+  if (kind === 7) {
+    return [{ name: 'default', parameters: {}, constraints: [{ contextName: 'userId', operator: 'IN', values: Array.from({ length: 50 }, (_, u) => `user-${u * 37}`) }] }]
   }
+  if (kind === 8) {
+    return [
+      { name: 'default', parameters: {}, constraints: [{ contextName: 'email', operator: 'STR_ENDS_WITH', values: ['@example.com'], caseInsensitive: true }] },
+      { name: 'flexibleRollout', parameters: { rollout: '50', stickiness: 'default', groupId: name }, constraints: [{ contextName: 'age', operator: 'NUM_GTE', value: '18' }] },
+    ]
+  }
+  return [{
+    name: 'flexibleRollout',
+    parameters: { rollout: '50', stickiness: 'default', groupId: name },
+    constraints: [],
+    variants: ['a', 'b'].map((v) => ({ name: v, weight: 500, weightType: 'variable', stickiness: 'default', payload: { type: 'string', value: `${v}-${PAYLOAD}` } })),
+  }]
+}
+
+/** Runs `work` over `items`, `width` at a time. */
+async function inParallel<T> (items: T[], width: number, work: (item: T) => Promise<void>) {
+  let next = 0
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < items.length) await work(items[next++] as T)
+  }))
+}
+
+/** The query of user `i`: a userId and an age, as a browser app sends them. */
+const userQuery = (i: number) => `userId=user-${i % USERS}&age=${i % 90}`
+
+/**
+ * The frontend API as browser apps call it, and OFREP's bulk evaluation as OpenFeature web
+ * providers do: `count` flags of the realistic mix switched on in one project, a frontend token
+ * for it, 50 connections. Polls of one user sending the ETag they hold (304); polls of 10,000
+ * different users, in turn (each answered in full; the first of each user's polls evaluated,
+ * later ones served from the answers kept per context, as a browser's next poll is); OFREP bulk
+ * for 10,000 other users. Unleash's paths are the
+ * same, so the same function drives an Unleash server (in its default project, without OFREP).
+ * Returns the rows and the one-user answer (the static floor serves it).
+ */
+async function frontendScenarios (server: Target, count: number, options: { pid?: number; label?: string; project?: string; ofrep?: boolean }): Promise<{ rows: Row[]; body: string }> {
+  const { pid, label = '', ofrep = true } = options
+  const run = randomBytes(3).toString('hex')
+  const project = options.project ?? 'default'
+  if (project !== 'default') {
+    await call(server, 'POST', '/api/admin/projects', { id: project, name: project })
+    await call(server, 'POST', `/api/admin/projects/${project}/environments`, { environment: 'development' })
+  }
+  const names = Array.from({ length: count }, (_, i) => `web-${run}-${String(i).padStart(4, '0')}`)
+  const features = `/api/admin/projects/${project}/features`
+  await inParallel(names.map((name, i) => ({ name, i })), 8, async ({ name, i }) => {
+    await call(server, 'POST', features, { name })
+    for (const strategy of mixStrategies(name, i)) await call(server, 'POST', `${features}/${name}/environments/development/strategies`, strategy)
+    await call(server, 'POST', `${features}/${name}/environments/development/on`)
+  })
   const created = await fetch(`${server.base}/api/admin/api-tokens`, {
     method: 'POST',
     headers: server.headers,
-    body: JSON.stringify({ tokenName: `bench-web-${run}`, type: 'frontend', environment: 'development', projects: ['*'] }),
+    body: JSON.stringify({ tokenName: `bench-web-${run}`, type: 'frontend', environment: 'development', projects: [project] }),
   })
   const secret = ((await created.json()) as { secret: string }).secret
   // Until the answer holds this run's features (Unleash refreshes its frontend state on a timer).
@@ -430,22 +476,61 @@ async function frontendScenarios (server: Target, pid?: number, label = ''): Pro
   let body = ''
   const deadline = Date.now() + 60_000
   for (;;) {
-    first = await fetch(`${server.base}/api/frontend?userId=user-1`, { headers: { authorization: secret } })
+    first = await fetch(`${server.base}/api/frontend?${userQuery(1)}`, { headers: { authorization: secret } })
     body = await first.text()
     const ours = (JSON.parse(body) as { toggles: { name: string }[] }).toggles.filter((t) => t.name.startsWith(`web-${run}-`))
-    // About half are on for one user; Unleash's engine may still hold an older state.
-    if (ours.length >= names.length / 3 || Date.now() > deadline) break
+    // More than half are on for one user; Unleash's engine may still hold an older state.
+    if (ours.length >= count / 2 || Date.now() > deadline) break
     await sleep(500)
   }
   const etag = first.headers.get('etag') ?? ''
   const on = (JSON.parse(body) as { toggles: unknown[] }).toggles.length
   const connections = CLIENT_CONNECTIONS
+  const users = (i: number) => ({ method: 'GET' as const, path: `/api/frontend?${userQuery(i)}` })
+  const web = { base: server.base, headers: { authorization: secret } }
+  // Unmeasured first, so that no row pays for just-in-time compilation; with other users, so
+  // that the measured rows find none of theirs kept.
+  await load(web, 'warm-up', connections, (i) => ({ method: 'GET', path: `/api/frontend?userId=warm-${i}&age=${i % 90}` }), pid, [200], WARM_UP_SECONDS)
   const rows = [
-    await load({ base: server.base, headers: { authorization: secret, ...(etag && { 'if-none-match': etag }) } }, `${label}GET /api/frontend, one user, with If-None-Match (${etag ? '304' : 'no ETag: 200'}), ${names.length} features, ${connections} conn`, connections, () => ({ method: 'GET', path: '/api/frontend?userId=user-1' }), pid, [200, 304]),
-    await load({ base: server.base, headers: { authorization: secret } }, `${label}GET /api/frontend, 10000 users (${on} of ${names.length} on, ${Math.round(body.length / 1024)} kB), ${connections} conn`, connections, (i) => ({ method: 'GET', path: `/api/frontend?userId=user-${i % 10_000}` }), pid),
+    await load({ base: server.base, headers: { authorization: secret, ...(etag && { 'if-none-match': etag }) } }, `${label}GET /api/frontend, one user, If-None-Match (${etag ? '304' : 'no ETag: 200'}), ${count} flags`, connections, () => users(1), pid, [200, 304]),
+    await load(web, `${label}GET /api/frontend, ${USERS} users (${on} of ${count} on, ${Math.round(body.length / 1024)} kB), ${count} flags`, connections, users, pid),
   ]
-  await archive(server, names)
-  return rows
+  if (ofrep) {
+    const bulk = { base: server.base, headers: { authorization: secret, 'content-type': 'application/json' } }
+    rows.push(await load(bulk, `${label}POST /ofrep/v1/evaluate/flags, ${USERS} users, ${count} flags`, connections, (i) => ({
+      method: 'POST',
+      path: '/ofrep/v1/evaluate/flags',
+      // Users of their own: none of the frontend rows' answers is kept for them.
+      body: JSON.stringify({ context: { targetingKey: `ofrep-user-${i % USERS}`, age: i % 90 } }),
+    }), pid))
+  }
+  await inParallel(names, 8, async (name) => { await call(server, 'DELETE', `${features}/${name}`) })
+  return { rows, body }
+}
+
+/** The static floor: the same answer bytes, precomputed, from bare node:http, at the same load as the 10,000-user row. */
+async function staticFloor (body: string, count: number): Promise<Row> {
+  const file = `bench/results/.static-body-${process.pid}.json`
+  writeFileSync(file, body)
+  const port = await freePort()
+  const floorServer = spawn(process.execPath, ['bench/static-floor.mjs'], { env: { ...process.env, BODY_FILE: file, PORT: String(port) }, stdio: ['ignore', 'ignore', 'inherit'] })
+  try {
+    for (;;) {
+      try {
+        await (await fetch(`http://127.0.0.1:${port}/`)).text()
+        break
+      } catch {
+        await sleep(20)
+      }
+    }
+    const target = { base: `http://127.0.0.1:${port}`, headers: {} }
+    const users = (i: number) => ({ method: 'GET' as const, path: `/api/frontend?${userQuery(i)}` })
+    await load(target, 'warm-up', CLIENT_CONNECTIONS, users, floorServer.pid, [200], WARM_UP_SECONDS)
+    return await load(target, `static floor: the same ${Math.round(body.length / 1024)} kB from bare node:http, ${count} flags`, CLIENT_CONNECTIONS, users, floorServer.pid)
+  } finally {
+    await stopServer(floorServer)
+    rmSync(file, { force: true })
+  }
 }
 
 /**
@@ -766,15 +851,21 @@ async function main () {
       }
     }
     if (client.length > 0) print('Client API (Unleash SDK polls)', client)
-    const frontend = part('frontend') ? await frontendScenarios(target, pid) : []
-    if (frontend.length > 0 && unleash) {
-      try {
-        frontend.push(...(await frontendScenarios(unleash, unleash.pid, 'Unleash: ')))
-      } catch (error) {
-        console.log(`Unleash, frontend API: ${(error as Error).message.slice(0, 200)}`)
+    const frontend: Row[] = []
+    if (part('frontend')) {
+      for (const count of FRONTEND_SIZES) {
+        const ours = await frontendScenarios(target, count, { pid, project: `web-${count}` })
+        frontend.push(...ours.rows, await staticFloor(ours.body, count))
+        if (unleash) {
+          try {
+            frontend.push(...(await frontendScenarios(unleash, count, { pid: unleash.pid, label: 'Unleash: ', ofrep: false })).rows)
+          } catch (error) {
+            console.log(`Unleash, frontend API: ${(error as Error).message.slice(0, 200)}`)
+          }
+        }
       }
     }
-    if (frontend.length > 0) print('Frontend API (browser SDK polls)', frontend)
+    if (frontend.length > 0) print(`Frontend API and OFREP (browser SDK polls), ${CLIENT_CONNECTIONS} connections`, frontend)
     const webhooks = part('webhooks') ? await webhookScenarios(target, pid) : []
     if (webhooks.length > 0) print(`Webhooks: writes with and without deliveries, ${FEATURES} features, ${CONNECTIONS} connections`, webhooks)
     const people = part('people') ? await peopleScenarios(target, pid, unleash) : []

@@ -1,4 +1,13 @@
-import type { Context } from 'unleash-client'
+/** An evaluation context as Unleash's SDKs take it: top-level fields, and properties; values are strings. */
+export interface FrontendContext {
+  userId?: string
+  sessionId?: string
+  remoteAddress?: string
+  currentTime?: string
+  appName?: string
+  environment?: string
+  properties: Record<string, string>
+}
 
 /** Context fields the SDKs read at the top level; any other name is a property, as Unleash reads them. */
 const TOP_LEVEL = new Set(['userId', 'sessionId', 'remoteAddress', 'currentTime', 'appName', 'environment'])
@@ -11,7 +20,7 @@ const PROPERTY = /^properties\[(.+)\]$/
  * (explicit properties win). Empty values are left out. `remoteAddress` defaults to the
  * caller's address.
  */
-export function frontendContext (fields: Record<string, unknown>, callerAddress: string): Context {
+export function frontendContext (fields: Record<string, unknown>, callerAddress: string): FrontendContext {
   const context: Record<string, unknown> = {}
   const properties: Record<string, string> = {}
   const explicit: Record<string, string> = {}
@@ -28,7 +37,7 @@ export function frontendContext (fields: Record<string, unknown>, callerAddress:
   }
   Object.assign(properties, explicit)
   if (context.remoteAddress === undefined) context.remoteAddress = callerAddress
-  return { ...context, properties } as Context
+  return { ...context, properties }
 }
 
 /**
@@ -37,7 +46,7 @@ export function frontendContext (fields: Record<string, unknown>, callerAddress:
  * and the top-level names of the frontend API keep their meaning. Returns why it is invalid
  * instead, for an INVALID_CONTEXT answer.
  */
-export function ofrepContext (fields: Record<string, unknown>, callerAddress: string): Context | string {
+export function ofrepContext (fields: Record<string, unknown>, callerAddress: string): FrontendContext | string {
   const flat: Record<string, unknown> = {}
   for (const [name, value] of Object.entries(fields)) {
     if (name === 'properties' && typeof value === 'object' && value !== null && !Array.isArray(value)) {

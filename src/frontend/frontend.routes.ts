@@ -6,12 +6,12 @@ import { ClientMetrics } from '../client/usage.schemas.js'
 import { recordMetrics, type UsageLimits } from '../client/usage.service.js'
 import type { Database } from '../db/types.js'
 import { cors } from '../http/cors.js'
-import { notModified } from '../http/etag.js'
+import { replyConditionally } from '../http/conditional.js'
 import { errorStatuses } from '../http/openapi.js'
 import { EmptyReply, responseHeader } from '../http/schemas.js'
 import { frontendContext } from './context.js'
 import { FrontendBody, FrontendQuery, FrontendRegistration, FrontendToggles } from './frontend.schemas.js'
-import { type Engines, frontendToggles } from './frontend.service.js'
+import { type Answer, type Engines, frontendToggles } from './frontend.service.js'
 
 interface Options {
   db: Database
@@ -22,7 +22,14 @@ interface Options {
 }
 
 const TOGGLES_DESCRIPTION =
-  "As Unleash's frontend API: the features of the frontend token's environment and projects that are on for the context, each with the variant the official Node SDK (embedded as the evaluation engine) picks for it; features that are off are left out. The engine is rebuilt when the state version moves: a change is evaluated within CLIENT_STATE_CACHE_MS. Needs a frontend token (client and admin tokens are 403). CORS: FRONTEND_ALLOWED_ORIGINS may read the answer and its ETag (OPTIONS answers the preflight without a token)."
+  "As Unleash's frontend API: the features of the frontend token's environment and projects that are on for the context, each with the variant the official Node SDK (unleash-client) picks for it, computed by an evaluator compiled once per state version; features that are off are left out. A change is evaluated within CLIENT_STATE_CACHE_MS. The ETag is a hash of what the answer says, so that an answer unchanged by a change elsewhere keeps its tag. Needs a frontend token (client and admin tokens are 403). CORS: FRONTEND_ALLOWED_ORIGINS may read the answer and its ETag (OPTIONS answers the preflight without a token)."
+
+/** The answer's bytes; their buffer is reused once the response has handed them to the system. */
+const bytesUntilSent = (reply: FastifyReply, answer: Answer) => {
+  const { bytes, sent } = answer.body()
+  reply.raw.once('finish', sent)
+  return bytes
+}
 
 const togglesResponse = {
   200: { ...FrontendToggles, headers: { etag: responseHeader('A hash of this answer', true) } },
@@ -32,11 +39,9 @@ export const frontendRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
   const { preflight } = cors(app, origins)
   const rate = new UsageRate(ratePerMinute)
 
-  const answer = async (reply: FastifyReply, toggles: { json: string; etag: string }, ifNoneMatch?: string) => {
-    reply.header('etag', toggles.etag)
+  const answer = async (reply: FastifyReply, toggles: Answer, ifNoneMatch?: string) => {
     reply.header('cache-control', 'no-cache')
-    if (ifNoneMatch !== undefined && notModified(ifNoneMatch, toggles.etag)) return reply.code(304).send()
-    return reply.type('application/json; charset=utf-8').send(toggles.json)
+    return replyConditionally(reply, ifNoneMatch, toggles.etag, () => bytesUntilSent(reply, toggles))
   }
 
   app.get(

@@ -1,21 +1,31 @@
 import { createHash } from 'node:crypto'
-import type { Context } from 'unleash-client'
 import type { TokenScope } from '../access/scope.js'
 import type { ClientState } from '../client/client-state.js'
 import { clientFeatures } from '../client/client.service.js'
 import type { Database } from '../db/types.js'
-import { strongEtag } from '../http/etag.js'
-import { Engine, type Evaluation } from './engines.js'
-import { ofrepResult, type OfrepSuccess } from './ofrep.js'
+import type { FrontendContext } from './context.js'
+import { AnswerBuffers } from './buffers.js'
+import { AnswerCache, Engine } from './engine.js'
+import { type EvaluationContext, STATIC_CONTEXT } from './evaluator.js'
+
+interface Entry {
+  version: string
+  engine: Promise<Engine>
+  /** A hash of the client API's answer the engine was built from. */
+  definitions: Promise<string>
+}
 
 /**
  * Evaluation engines, one per environment and project set, built from the client API's answer
- * for the current state version and rebuilt when it moves (read at most once per
- * CLIENT_STATE_CACHE_MS, so a change is evaluated within it). At most `max` are kept; the
+ * for the current state version (read at most once per CLIENT_STATE_CACHE_MS, so a change is
+ * evaluated within it). When the version moves, the answer is read again; an engine whose
+ * features did not change is kept, with the answers kept for it. At most `max` engines; the
  * least recently used goes first. Concurrent requests share a build.
  */
 export class Engines {
-  readonly #entries = new Map<string, { version: string; engine: Promise<Engine> }>()
+  readonly #entries = new Map<string, Entry>()
+  readonly answers = new AnswerCache()
+  readonly buffers = new AnswerBuffers()
 
   constructor (
     private readonly db: Database,
@@ -32,67 +42,70 @@ export class Engines {
       this.#entries.set(key, entry)
       return entry.engine
     }
-    const engine = this.#build(token)
-    this.#entries.set(key, { version, engine })
-    engine.catch(() => this.#entries.delete(key))
-    if (entry) entry.engine.then((old) => old.destroy(), () => {})
-    while (this.#entries.size > this.max) {
-      const [oldest, evicted] = this.#entries.entries().next().value as [string, { engine: Promise<Engine> }]
-      this.#entries.delete(oldest)
-      evicted.engine.then((old) => old.destroy(), () => {})
-    }
-    return engine
+    const next = this.#build(token, entry)
+    this.#entries.set(key, { version, ...next })
+    next.engine.catch(() => {
+      if (this.#entries.get(key)?.engine === next.engine) this.#entries.delete(key)
+    })
+    while (this.#entries.size > this.max) this.#entries.delete(this.#entries.keys().next().value as string)
+    return next.engine
   }
 
-  async #build (token: TokenScope): Promise<Engine> {
-    const answer = await clientFeatures(this.db, token, { segments: true })
-    return Engine.create({ features: answer.features, segments: answer.segments ?? [] })
+  #build (token: TokenScope, previous: Entry | undefined): Pick<Entry, 'engine' | 'definitions'> {
+    const answer = clientFeatures(this.db, token, { segments: true })
+    const definitions = answer.then((a) => createHash('sha256').update(JSON.stringify([a.features, a.segments])).digest('base64url'))
+    const engine = (async () => {
+      const [a, hash] = await Promise.all([answer, definitions])
+      if (previous !== undefined) {
+        // The same features as before (a change elsewhere moved the version): the same engine.
+        const same = await Promise.all([previous.engine, previous.definitions]).then(([e, h]) => (h === hash ? e : undefined), () => undefined)
+        if (same !== undefined) return same
+      }
+      return new Engine({ features: a.features, segments: a.segments ?? [] })
+    })()
+    return { engine, definitions }
   }
 
   destroy () {
-    for (const { engine } of this.#entries.values()) engine.then((e) => e.destroy(), () => {})
     this.#entries.clear()
+    this.answers.clear()
   }
 }
 
-/** A toggle of the frontend API: enabled features only, as Unleash answers. */
-export interface FrontendToggle {
-  name: string
-  enabled: true
-  variant: Evaluation
-  impressionData: boolean
+/** The context the engine reads: what the SDK embedded in Unleash's frontend API fills in, then the request's. */
+const evaluationContext = (context: FrontendContext): EvaluationContext => ({ ...STATIC_CONTEXT, ...context })
+
+/** An answer: its ETag at once, its bytes only when they are sent. */
+export interface Answer {
+  etag: string
+  /** The bytes, and what to call once they have been sent (the buffer is reused). */
+  body: () => { bytes: Buffer; sent: () => void }
 }
 
-/** The weak-comparable tag of an answer: a hash of its text. */
-const etagOfText = (text: string) => strongEtag(createHash('sha256').update(text).digest('base64url').slice(0, 27))
-
-/**
- * The features of the token's environment and projects that are on for the context, with
- * their variants, as JSON text and its ETag.
- */
-export async function frontendToggles (engines: Engines, token: TokenScope, context: Context): Promise<{ json: string; etag: string }> {
-  const engine = await engines.for(token)
-  const toggles: FrontendToggle[] = []
-  for (const name of engine.names) {
-    const variant = engine.evaluate(name, context)
-    if (!variant.feature_enabled) continue
-    toggles.push({ name, enabled: true, variant, impressionData: engine.impressionData(name) })
-  }
-  const json = JSON.stringify({ toggles })
-  return { json, etag: etagOfText(json) }
+/** Answer bytes in a reusable buffer, given back once sent. */
+function pooled (engines: Engines, write: (take: (length: number) => Buffer) => { buffer: Buffer; length: number }) {
+  const { buffer, length } = write((n) => engines.buffers.take(n))
+  return { bytes: buffer.subarray(0, length), sent: () => engines.buffers.give(buffer) }
 }
 
-/** One flag as OFREP answers it; undefined when the token cannot see a flag of that name. */
-export async function ofrepFlag (engines: Engines, token: TokenScope, key: string, context: Context): Promise<OfrepSuccess | undefined> {
+/** The features of the token's environment and projects that are on for the context, with their variants. */
+export async function frontendToggles (engines: Engines, token: TokenScope, context: FrontendContext): Promise<Answer> {
   const engine = await engines.for(token)
-  if (!engine.has(key)) return undefined
-  return ofrepResult(key, engine.evaluate(key, context), engine.project(key))
+  const kept = engines.answers.outcomes(engine, evaluationContext(context))
+  kept.frontendEtag ??= engine.etag(engine.frontend, kept.outcomes)
+  return { etag: kept.frontendEtag, body: () => pooled(engines, (take) => engine.body(engine.frontend, kept.outcomes, take)) }
 }
 
-/** Every flag the token can see, as OFREP's bulk answer, as JSON text and its ETag. */
-export async function ofrepFlags (engines: Engines, token: TokenScope, context: Context): Promise<{ json: string; etag: string }> {
+/** Every flag the token can see, as OFREP's bulk answer. */
+export async function ofrepFlags (engines: Engines, token: TokenScope, context: FrontendContext): Promise<Answer> {
   const engine = await engines.for(token)
-  const flags = engine.names.map((name) => ofrepResult(name, engine.evaluate(name, context), engine.project(name)))
-  const json = JSON.stringify({ flags })
-  return { json, etag: etagOfText(json) }
+  const kept = engines.answers.outcomes(engine, evaluationContext(context))
+  kept.ofrepEtag ??= engine.etag(engine.ofrep, kept.outcomes)
+  return { etag: kept.ofrepEtag, body: () => pooled(engines, (take) => engine.body(engine.ofrep, kept.outcomes, take)) }
+}
+
+/** One flag as OFREP answers it, as JSON bytes; undefined when the token cannot see a flag of that name. */
+export async function ofrepFlag (engines: Engines, token: TokenScope, key: string, context: FrontendContext): Promise<Buffer | undefined> {
+  const engine = await engines.for(token)
+  return engine.ofrepFlag(key, evaluationContext(context))
 }

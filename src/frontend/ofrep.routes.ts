@@ -3,18 +3,25 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
 import { cors } from '../http/cors.js'
 import { sendError, toApiError } from '../http/error-handler.js'
-import { notModified } from '../http/etag.js'
+import { replyConditionally } from '../http/conditional.js'
 import { errorStatuses } from '../http/openapi.js'
 import { responseHeader } from '../http/schemas.js'
 import { ofrepContext } from './context.js'
 import { OfrepBody, OfrepBulk, OfrepBulkFailure, OfrepFailure, OfrepParams, OfrepSuccess } from './frontend.schemas.js'
-import { type Engines, ofrepFlag, ofrepFlags } from './frontend.service.js'
+import { type Answer, type Engines, ofrepFlag, ofrepFlags } from './frontend.service.js'
 
 const MAPPING =
-  'Values: a flag that is off is false (reason DISABLED); on with a variant, the variant\'s payload converted by its type (json → object or array, number → number, string and csv → string), or the variant\'s name when it has no payload (reason SPLIT, variant its name); on without variants, true (reason TARGETING_MATCH). Evaluated by the official Node SDK embedded as the engine, as the frontend API. Authorization: a frontend token, as "Bearer <secret>" or the bare secret.'
+  'Values: a flag that is off is false (reason DISABLED); on with a variant, the variant\'s payload converted by its type (json → object or array, number → number, string and csv → string), or the variant\'s name when it has no payload (reason SPLIT, variant its name); on without variants, true (reason TARGETING_MATCH). Evaluated as the frontend API evaluates (what the official Node SDK computes). Authorization: a frontend token, as "Bearer <secret>" or the bare secret.'
 
 /** JSON already serialised, sent as it is. */
-const sendJson = (reply: FastifyReply, json: string) => reply.type('application/json; charset=utf-8').send(json)
+const sendJson = (reply: FastifyReply, json: Buffer) => reply.type('application/json; charset=utf-8').send(json)
+
+/** The answer's bytes; their buffer is reused once the response has handed them to the system. */
+const bytesUntilSent = (reply: FastifyReply, answer: Answer) => {
+  const { bytes, sent } = answer.body()
+  reply.raw.once('finish', sent)
+  return bytes
+}
 
 /** Where OFREP's single-flag route is; its key is the rest of the path. */
 export const OFREP_FLAG_PATH = '/ofrep/v1/evaluate/flags/'
@@ -76,8 +83,8 @@ export const ofrepRoutes: FastifyPluginAsyncTypebox<{ engines: Engines; origins:
       if (typeof context === 'string') return reply.code(400).send({ key, errorCode: 'INVALID_CONTEXT' as const, errorDetails: context })
       const result = await ofrepFlag(engines, request.token, key, context)
       if (!result) return reply.code(404).send({ key, errorCode: 'FLAG_NOT_FOUND' as const, errorDetails: `Flag '${key}' was not found` })
-      // Sent as JSON text: a value may be any JSON (an object payload keeps its members).
-      return sendJson(reply, JSON.stringify(result))
+      // Sent as JSON bytes: a value may be any JSON (an object payload keeps its members).
+      return sendJson(reply, result)
     }
   )
 
@@ -104,11 +111,8 @@ export const ofrepRoutes: FastifyPluginAsyncTypebox<{ engines: Engines; origins:
     async (request, reply) => {
       const context = ofrepContext(request.body.context, request.ip)
       if (typeof context === 'string') return reply.code(400).send({ errorCode: 'INVALID_CONTEXT' as const, errorDetails: context })
-      const { json, etag } = await ofrepFlags(engines, request.token, context)
-      reply.header('etag', etag)
-      const held = request.headers['if-none-match']
-      if (held !== undefined && notModified(held, etag)) return reply.code(304).send()
-      return sendJson(reply, json)
+      const answer = await ofrepFlags(engines, request.token, context)
+      return replyConditionally(reply, request.headers['if-none-match'], answer.etag, () => bytesUntilSent(reply, answer))
     }
   )
 

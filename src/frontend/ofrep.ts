@@ -1,4 +1,4 @@
-import type { Evaluation } from './engines.js'
+import type { VariantAnswer } from './evaluator.js'
 
 export type OfrepValue = boolean | string | number | Record<string, unknown> | unknown[]
 
@@ -12,7 +12,14 @@ export interface OfrepSuccess {
 
 /** A variant payload as an OFREP value: json parsed, number a number, string and csv as they are. */
 function payloadValue (payload: { type: string; value: string }): OfrepValue {
-  if (payload.type === 'json') return JSON.parse(payload.value) as Record<string, unknown> | unknown[]
+  if (payload.type === 'json') {
+    try {
+      return JSON.parse(payload.value) as Record<string, unknown> | unknown[]
+    } catch {
+      // Stored json payloads parse (they are validated); a value that did not would be served as it is.
+      return payload.value
+    }
+  }
   if (payload.type === 'number') return Number(payload.value)
   return payload.value
 }
@@ -23,7 +30,7 @@ function payloadValue (payload: { type: string; value: string }): OfrepValue {
  * number, string and csv → string), or the variant's name when it has no payload; reason SPLIT.
  * On, without variants: `true`, reason TARGETING_MATCH.
  */
-export function ofrepResult (key: string, evaluation: Evaluation, project: string | undefined): OfrepSuccess {
+export function ofrepResult (key: string, evaluation: VariantAnswer, project: string | undefined): OfrepSuccess {
   const metadata: OfrepSuccess['metadata'] = project === undefined ? {} : { project }
   if (!evaluation.feature_enabled) return { key, reason: 'DISABLED', variant: 'disabled', value: false, metadata }
   if (!evaluation.enabled) return { key, reason: 'TARGETING_MATCH', variant: 'enabled', value: true, metadata }

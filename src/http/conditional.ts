@@ -5,13 +5,14 @@ import { ifMatchHolds, notModified } from './etag.js'
 /**
  * A conditional read, for every route that answers with an ETag: the ETag is sent; when the
  * request's If-None-Match holds for it (weak comparison) the answer is 304 without a body and
- * `body` is never computed; otherwise 200 with the JSON text `body` gives.
+ * `body` is never computed; otherwise 200 with the JSON (text, or bytes already encoded) `body`
+ * gives.
  */
 export async function replyConditionally (
   reply: FastifyReply,
   ifNoneMatch: string | undefined,
   etag: string,
-  body: () => string | Promise<string>
+  body: () => string | Buffer | Promise<string | Buffer>
 ) {
   reply.header('etag', etag)
   if (ifNoneMatch !== undefined && notModified(ifNoneMatch, etag)) return reply.code(304).send()

@@ -12,6 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { auth, buildTestApp, createFeature, expectProblem, json, uniqueName, useTestApp } from '../helpers/app.js'
 import { specFiles, withSpecState } from '../helpers/client-spec.js'
 import { databaseFingerprint } from '../helpers/state.js'
+import type { VariantAnswer } from '../../src/frontend/evaluator.js'
+import { ofrepResult } from '../../src/frontend/ofrep.js'
 
 const t = useTestApp({ CLIENT_STATE_CACHE_MS: '0', FRONTEND_ALLOWED_ORIGINS: 'https://app.example, https://other.example' })
 let base = ''
@@ -138,8 +140,8 @@ describe('GET and POST /api/frontend', () => {
   })
 })
 
-describe('the engine is the official one', () => {
-  it('for every case of the client specification, the frontend API answers what the Node SDK computes for that context', async () => {
+describe('the answers are the official SDK\'s', () => {
+  it('for every case of the client specification, the frontend API and OFREP answer what the Node SDK computes for that context', async () => {
     let compared = 0
     for (const file of specFiles()) {
       await withSpecState(file, async ({ t: app, spec, written, sdk }) => {
@@ -162,12 +164,51 @@ describe('the engine is the official one', () => {
           } else {
             expect(toggle, `${file}: ${test.description}`).toBeUndefined()
           }
+          // OFREP answers the same evaluation, mapped.
+          const flag = await app.app.inject({ method: 'POST', url: `/ofrep/v1/evaluate/flags/${test.toggleName}`, headers: auth(token), payload: { context } })
+          if (sdk.getFeatureToggleDefinition(test.toggleName) === undefined) {
+            expect(json(flag), `${file}: ${test.description} (OFREP)`).toMatchObject({ key: test.toggleName, errorCode: 'FLAG_NOT_FOUND' })
+            compared++
+            continue
+          }
+          expect(flag.statusCode, flag.body).toBe(200)
+          const mapped = ofrepResult(test.toggleName, expected as unknown as VariantAnswer, 'default')
+          expect(json(flag), `${file}: ${test.description} (OFREP)`).toEqual(random ? { ...mapped, variant: expect.any(String), value: expect.anything() } : mapped)
           compared++
         }
       })
     }
     expect(compared).toBeGreaterThanOrEqual(250)
-  }, 120_000)
+  }, 300_000)
+})
+
+describe('large answers over a real socket', () => {
+  it('parallel polls of different users each get their own bytes (answer buffers are reused only once sent)', async () => {
+    await post('/api/admin/projects', { id: 'web-big', name: 'Big' })
+    await post('/api/admin/projects/web-big/environments', { environment: 'development' })
+    const big = '/api/admin/projects/web-big/features'
+    const variants = ['a', 'b', 'c'].map((name) => ({ name, weight: 0, payload: { type: 'string', value: `${name}-${'x'.repeat(1000)}` } }))
+    for (let i = 0; i < 120; i++) {
+      const name = `big-${i}`
+      await createFeature(t.app, 'web-big', name)
+      await t.app.inject({ method: 'PUT', url: `${big}/${name}/environments/development/variants`, headers: auth(), payload: variants })
+      await post(`${big}/${name}/environments/development/on`)
+    }
+    const token = await frontendToken('development', ['web-big'])
+    const users = Array.from({ length: 40 }, (_, i) => `user-${i}`)
+    const expected = await Promise.all(users.map(async (u) => (await t.app.inject({ method: 'GET', url: `/api/frontend?userId=${u}`, headers: auth(token) })).body))
+    expect(expected[0]!.length).toBeGreaterThan(100_000)
+    expect(new Set(expected).size).toBeGreaterThan(30)
+    for (let round = 0; round < 3; round++) {
+      const got = await Promise.all(users.map(async (u) => (await fetch(`${base}/api/frontend?userId=${u}`, { headers: { authorization: token } })).text()))
+      expect(got).toEqual(expected)
+      const bulk = await Promise.all(users.map(async (u) => {
+        const res = await fetch(`${base}/ofrep/v1/evaluate/flags`, { method: 'POST', headers: { authorization: token, 'content-type': 'application/json' }, body: JSON.stringify({ context: { targetingKey: u } }) })
+        return (await res.json() as { flags: { key: string; variant: string }[] }).flags.map((f) => `${f.key}=${f.variant}`).join()
+      }))
+      expect(bulk).toEqual(expected.map((text) => (JSON.parse(text) as { toggles: { name: string; variant: { name: string } }[] }).toggles.map((x) => `${x.name}=${x.variant.name}`).join()))
+    }
+  }, 60_000)
 })
 
 describe('CORS on the frontend API and OFREP only', () => {

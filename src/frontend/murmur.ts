@@ -1,0 +1,118 @@
+/**
+ * MurmurHash3 (x86, 32 bits) exactly as the Unleash SDKs compute it: each UTF-16 code unit
+ * contributes its low byte, and the length is the number of code units. Math.imul gives the
+ * low 32 bits of each product, which is all the algorithm keeps.
+ */
+export function murmur32 (key: string, seed: number): number {
+  const length = key.length
+  const tail = length & 3
+  const blocks = length - tail
+  let h = seed | 0
+  let i = 0
+  for (; i < blocks; i += 4) {
+    let k = (key.charCodeAt(i) & 0xff) | ((key.charCodeAt(i + 1) & 0xff) << 8) | ((key.charCodeAt(i + 2) & 0xff) << 16) | ((key.charCodeAt(i + 3) & 0xff) << 24)
+    k = Math.imul(k, 0xcc9e2d51)
+    k = (k << 15) | (k >>> 17)
+    k = Math.imul(k, 0x1b873593)
+    h ^= k
+    h = (h << 13) | (h >>> 19)
+    h = (Math.imul(h, 5) + 0xe6546b64) | 0
+  }
+  let k = 0
+  switch (tail) {
+    case 3: k ^= (key.charCodeAt(i + 2) & 0xff) << 16 // falls through
+    case 2: k ^= (key.charCodeAt(i + 1) & 0xff) << 8 // falls through
+    case 1:
+      k ^= key.charCodeAt(i) & 0xff
+      k = Math.imul(k, 0xcc9e2d51)
+      k = (k << 15) | (k >>> 17)
+      k = Math.imul(k, 0x1b873593)
+      h ^= k
+  }
+  h ^= length
+  h ^= h >>> 16
+  h = Math.imul(h, 0x85ebca6b)
+  h ^= h >>> 13
+  h = Math.imul(h, 0xc2b2ae35)
+  h ^= h >>> 16
+  return h >>> 0
+}
+
+/** A rollout's bucket, 1–100: `groupId:id` hashed with seed 0. */
+export const strategyBucket = (id: string, groupId: string) => (murmur32(`${groupId}:${id}`, 0) % 100) + 1
+
+const VARIANT_SEED = 86028157
+
+/**
+ * The state of murmur32 after a fixed prefix (such as `groupId:`): its whole 4-byte blocks
+ * mixed in, and the bytes left over. A rollout hashes `groupId:id` for every request; starting
+ * from the prefix's state hashes only the id, with no string built.
+ */
+export interface Prefix {
+  h: number
+  carry: number
+  carried: number
+  length: number
+}
+
+const mixBlock = (h: number, k: number) => {
+  k = Math.imul(k, 0xcc9e2d51)
+  k = (k << 15) | (k >>> 17)
+  k = Math.imul(k, 0x1b873593)
+  h ^= k
+  h = (h << 13) | (h >>> 19)
+  return (Math.imul(h, 5) + 0xe6546b64) | 0
+}
+
+export function prefixOf (prefix: string, seed: number): Prefix {
+  let h = seed | 0
+  const blocks = prefix.length - (prefix.length & 3)
+  for (let i = 0; i < blocks; i += 4) {
+    h = mixBlock(h, (prefix.charCodeAt(i) & 0xff) | ((prefix.charCodeAt(i + 1) & 0xff) << 8) | ((prefix.charCodeAt(i + 2) & 0xff) << 16) | ((prefix.charCodeAt(i + 3) & 0xff) << 24))
+  }
+  let carry = 0
+  for (let i = blocks; i < prefix.length; i++) carry |= (prefix.charCodeAt(i) & 0xff) << ((i - blocks) * 8)
+  return { h, carry, carried: prefix.length - blocks, length: prefix.length }
+}
+
+/** murmur32(prefix + rest), from the prefix's state. */
+export function murmurAfter (p: Prefix, rest: string): number {
+  let h = p.h
+  let k = p.carry
+  let n = p.carried
+  const length = rest.length
+  let i = 0
+  while (n < 4 && i < length) k |= (rest.charCodeAt(i++) & 0xff) << (8 * n++)
+  if (n === 4) {
+    h = mixBlock(h, k)
+    const blocks = i + ((length - i) & ~3)
+    for (; i < blocks; i += 4) {
+      h = mixBlock(h, (rest.charCodeAt(i) & 0xff) | ((rest.charCodeAt(i + 1) & 0xff) << 8) | ((rest.charCodeAt(i + 2) & 0xff) << 16) | ((rest.charCodeAt(i + 3) & 0xff) << 24))
+    }
+    k = 0
+    n = 0
+    for (; i < length; i++) k |= (rest.charCodeAt(i) & 0xff) << (8 * n++)
+  }
+  if (n > 0) {
+    k = Math.imul(k, 0xcc9e2d51)
+    k = (k << 15) | (k >>> 17)
+    k = Math.imul(k, 0x1b873593)
+    h ^= k
+  }
+  h ^= p.length + length
+  h ^= h >>> 16
+  h = Math.imul(h, 0x85ebca6b)
+  h ^= h >>> 13
+  h = Math.imul(h, 0xc2b2ae35)
+  h ^= h >>> 16
+  return h >>> 0
+}
+
+/** A rollout's bucket for a fixed group: 1–100. */
+export const bucketIn = (group: Prefix, id: string) => (murmurAfter(group, id) % 100) + 1
+
+/** The prefix of a rollout's group (`groupId:`, seed 0). */
+export const rolloutGroup = (groupId: string) => prefixOf(`${groupId}:`, 0)
+
+/** The prefix of a variant group (`groupId:`, the variant seed). */
+export const variantGroup = (groupId: string) => prefixOf(`${groupId}:`, VARIANT_SEED)

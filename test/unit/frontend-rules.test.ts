@@ -1,0 +1,153 @@
+/**
+ * The pure rules of the frontend API and OFREP: how a request's fields become a context, how an
+ * evaluation becomes an OFREP answer, the SDK's hash, and which features are answered once for
+ * everyone.
+ */
+import fc from 'fast-check'
+import murmurHash3 from 'murmurhash3js'
+import { describe, expect, it } from 'vitest'
+import type { ClientFeature } from '../../src/client/client.schemas.js'
+import { frontendContext, ofrepContext } from '../../src/frontend/context.js'
+import { compileFeatures, staticOutcome, type VariantAnswer } from '../../src/frontend/evaluator.js'
+import { AnswerBuffers } from '../../src/frontend/buffers.js'
+import { murmur32, murmurAfter, prefixOf } from '../../src/frontend/murmur.js'
+import { ofrepResult } from '../../src/frontend/ofrep.js'
+
+describe('frontendContext', () => {
+  it.each([
+    ['top-level fields stay at the top', { userId: 'u', sessionId: 's', currentTime: '2024-01-01T00:00:00Z', appName: 'web', environment: 'prod' }, { userId: 'u', sessionId: 's', currentTime: '2024-01-01T00:00:00Z', appName: 'web', environment: 'prod', remoteAddress: '10.0.0.1', properties: {} }],
+    ['any other name is a property', { userId: 'u', plan: 'pro', 'x-y': '1' }, { userId: 'u', remoteAddress: '10.0.0.1', properties: { plan: 'pro', 'x-y': '1' } }],
+    ['properties[name]=value is a property, and wins over the bare name', { plan: 'free', 'properties[plan]': 'pro', 'properties[userId]': 'p' }, { remoteAddress: '10.0.0.1', properties: { plan: 'pro', userId: 'p' } }],
+    ['a properties object is read, and wins too', { plan: 'free', properties: { plan: 'pro', tier: 'gold' } }, { remoteAddress: '10.0.0.1', properties: { plan: 'pro', tier: 'gold' } }],
+    ['empty values and non-strings are left out', { userId: '', sessionId: null, plan: '', properties: { a: '', b: 5, c: 'x' } }, { remoteAddress: '10.0.0.1', properties: { c: 'x' } }],
+    ['remoteAddress given wins over the caller\'s', { remoteAddress: '192.168.1.1' }, { remoteAddress: '192.168.1.1', properties: {} }],
+    ['a properties value that is not an object is a property named properties', { properties: 'x' }, { remoteAddress: '10.0.0.1', properties: { properties: 'x' } }],
+  ])('%s', (_name, fields, expected) => {
+    expect(frontendContext(fields as Record<string, unknown>, '10.0.0.1')).toEqual(expected)
+  })
+
+  it('never throws, always has properties and a remoteAddress, and keeps only non-empty strings', () => {
+    fc.assert(
+      fc.property(fc.dictionary(fc.string({ maxLength: 12 }), fc.oneof(fc.string(), fc.integer(), fc.constant(null), fc.dictionary(fc.string(), fc.oneof(fc.string(), fc.integer())))), fc.ipV4(), (fields, ip) => {
+        const context = frontendContext(fields, ip)
+        expect(typeof context.remoteAddress).toBe('string')
+        for (const [name, value] of Object.entries(context)) {
+          if (name === 'properties') {
+            for (const v of Object.values(value as object)) expect(typeof v === 'string' && v !== '').toBe(true)
+          } else {
+            expect(typeof value === 'string' && value !== '').toBe(true)
+          }
+        }
+      })
+    )
+  })
+})
+
+describe('ofrepContext', () => {
+  it.each([
+    ['targetingKey is the userId', { targetingKey: 'u1', plan: 'pro' }, { userId: 'u1', remoteAddress: '::1', properties: { plan: 'pro' } }],
+    ['numbers and booleans become strings', { targetingKey: 42, beta: true, ratio: 0.5 }, { userId: '42', remoteAddress: '::1', properties: { beta: 'true', ratio: '0.5' } }],
+    ['null means absent', { targetingKey: null, plan: null }, { remoteAddress: '::1', properties: {} }],
+    ['properties as an object', { properties: { plan: 'pro' } }, { remoteAddress: '::1', properties: { plan: 'pro' } }],
+  ])('%s', (_name, fields, expected) => {
+    expect(ofrepContext(fields as Record<string, unknown>, '::1')).toEqual(expected)
+  })
+
+  it.each([
+    [{ nested: { a: 1 } }, 'context.nested must be a string, a number or a boolean'],
+    [{ list: [1] }, 'context.list must be a string, a number or a boolean'],
+  ])('%j is INVALID_CONTEXT: %s', (fields, why) => {
+    expect(ofrepContext(fields, '::1')).toBe(why)
+  })
+})
+
+describe('ofrepResult', () => {
+  const answer = (over: Partial<VariantAnswer>): VariantAnswer => ({ name: 'disabled', enabled: false, feature_enabled: true, featureEnabled: true, ...over })
+  it.each([
+    ['off: false, DISABLED', answer({ feature_enabled: false, featureEnabled: false }), { reason: 'DISABLED', variant: 'disabled', value: false }],
+    ['on without variant: true, TARGETING_MATCH', answer({}), { reason: 'TARGETING_MATCH', variant: 'enabled', value: true }],
+    ['a json payload: its object', answer({ name: 'cfg', enabled: true, payload: { type: 'json', value: '{"limit":3}' } }), { reason: 'SPLIT', variant: 'cfg', value: { limit: 3 } }],
+    ['a json array', answer({ name: 'cfg', enabled: true, payload: { type: 'json', value: '[1,"a"]' } }), { reason: 'SPLIT', variant: 'cfg', value: [1, 'a'] }],
+    ['a number payload: its number', answer({ name: 'n', enabled: true, payload: { type: 'number', value: '-1.5e2' } }), { reason: 'SPLIT', variant: 'n', value: -150 }],
+    ['a string payload: its text', answer({ name: 's', enabled: true, payload: { type: 'string', value: 'hello' } }), { reason: 'SPLIT', variant: 's', value: 'hello' }],
+    ['a csv payload: its text', answer({ name: 'c', enabled: true, payload: { type: 'csv', value: 'a,b' } }), { reason: 'SPLIT', variant: 'c', value: 'a,b' }],
+    ['a variant without payload: its name', answer({ name: 'blue', enabled: true }), { reason: 'SPLIT', variant: 'blue', value: 'blue' }],
+    ['a json payload that does not parse is its text, never an error', answer({ name: 'bad', enabled: true, payload: { type: 'json', value: '{' } }), { reason: 'SPLIT', variant: 'bad', value: '{' }],
+  ])('%s', (_name, evaluation, expected) => {
+    expect(ofrepResult('flag', evaluation, 'default')).toEqual({ key: 'flag', ...expected, metadata: { project: 'default' } })
+  })
+
+  it('metadata is empty without a project', () => {
+    expect(ofrepResult('flag', answer({}), undefined).metadata).toEqual({})
+  })
+})
+
+describe('murmur32', () => {
+  it('is murmurhash3js x86 hash32 for any string (lone surrogates and astral characters included) and seed', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 40 }), fc.constantFrom(0, 86028157, 1), (key, seed) => {
+        expect(murmur32(key, seed)).toBe(murmurHash3.x86.hash32(key, seed))
+      }),
+      { numRuns: 2000 }
+    )
+  }, 30_000)
+
+  it('from a prefix\'s state, is the hash of prefix + rest', () => {
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 12 }), fc.constantFrom(0, 86028157), (prefix, rest, seed) => {
+        expect(murmurAfter(prefixOf(prefix, seed), rest)).toBe(murmurHash3.x86.hash32(prefix + rest, seed))
+      }),
+      { numRuns: 2000 }
+    )
+  }, 30_000)
+})
+
+describe('staticOutcome: which features are answered once for everyone', () => {
+  const feature = (over: Partial<ClientFeature>): ClientFeature => ({
+    name: 'f', type: 'release', project: 'default', enabled: true, stale: false, impressionData: false, strategies: [], variants: [], dependencies: [], ...over,
+  })
+  const strategy = (name: string, parameters: Record<string, string> = {}, constraints: unknown[] = []) => ({ name, parameters, constraints, variants: [], segments: [] })
+  const variant = (name: string, weight: number, more: object = {}) => ({ name, weight, weightType: 'variable' as const, stickiness: 'default', ...more })
+  it.each([
+    ['off', feature({ enabled: false, strategies: [strategy('flexibleRollout', { rollout: '50' })] }), 0],
+    ['on without strategies', feature({}), 1],
+    ['the default strategy', feature({ strategies: [strategy('default')] }), 1],
+    ['a rollout at 100 % with default stickiness', feature({ strategies: [strategy('flexibleRollout', { rollout: '100', stickiness: 'default', groupId: 'f' })] }), 1],
+    ['a rollout at 0 %', feature({ strategies: [strategy('flexibleRollout', { rollout: '0', stickiness: 'default', groupId: 'f' })] }), 0],
+    ['a strategy the SDK does not know', feature({ strategies: [strategy('custom')] }), 0],
+    ['one variant with all the weight', feature({ variants: [variant('a', 1000), variant('b', 0)] }), 2],
+    ['variants whose weights are all zero', feature({ variants: [variant('a', 0)] }), 1],
+    ['a dependency on a parent that is off for everyone', feature({ name: 'child', dependencies: [{ feature: 'parent', enabled: true, variants: [] }] }), 0],
+    ['a rollout at 50 %', feature({ strategies: [strategy('flexibleRollout', { rollout: '50', stickiness: 'default', groupId: 'f' })] }), undefined],
+    ['a constraint', feature({ strategies: [strategy('default', {}, [{ contextName: 'userId', operator: 'IN', values: ['a'] }])] }), undefined],
+    ['a rollout at 100 % on a custom field (on only when the field is there)', feature({ strategies: [strategy('flexibleRollout', { rollout: '100', stickiness: 'plan', groupId: 'f' })] }), undefined],
+    ['two variants', feature({ variants: [variant('a', 500), variant('b', 500)] }), undefined],
+    ['one variant with an override', feature({ variants: [variant('a', 1000, { overrides: [{ contextName: 'userId', values: ['x'] }] }), variant('b', 0)] }), undefined],
+    ['gradualRolloutRandom at 40 %', feature({ strategies: [strategy('gradualRolloutRandom', { percentage: '40' })] }), undefined],
+  ])('%s', (_name, f, expected) => {
+    const parent = feature({ name: 'parent', enabled: false })
+    const compiled = compileFeatures({ features: [parent, f], segments: [] })
+    expect(staticOutcome(compiled[1]!)).toBe(expected)
+  })
+})
+
+describe('AnswerBuffers', () => {
+  it('reuses a large buffer only after it is given back; never pools small ones; keeps at most its bound', () => {
+    const buffers = new AnswerBuffers(3 * 65_536)
+    const a = buffers.take(40_000)
+    expect(a.length).toBe(65_536)
+    const b = buffers.take(40_000)
+    expect(b).not.toBe(a)
+    buffers.give(a)
+    expect(buffers.take(50_000)).toBe(a)
+    expect(buffers.take(50_000)).not.toBe(a)
+    const small = buffers.take(1000)
+    expect(small.length).toBe(1000)
+    buffers.give(small)
+    expect(buffers.take(1000)).not.toBe(small)
+    const big = [buffers.take(100_000), buffers.take(100_000)]
+    for (const x of big) buffers.give(x)
+    expect(buffers.take(100_000)).toBe(big[0])
+    expect(buffers.take(100_000)).not.toBe(big[1])
+  })
+})
