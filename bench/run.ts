@@ -6,10 +6,11 @@
  *
  * Settings: BENCH_SECONDS (per scenario, default 10), BENCH_CONNECTIONS (the 50-feature
  * scenarios, default 20), BENCH_SIZES (the document-size series, default 2,100,400,1000),
- * BENCH_ONLY=series|features|client|frontend|cpu|webhooks|people (run one part), BENCH_FRONTEND_SIZES (the
+ * BENCH_ONLY=series|features|client|frontend|cpu|webhooks|people|import (run one part), BENCH_FRONTEND_SIZES (the
  * frontend scenarios' flag counts, default 100,1000,5000). BENCH_UNLEASH=1: also start Unleash 8.2 on
  * the same PostgreSQL (test/helpers/unleash.ts) and drive it with the same series, side by side, its
  * server CPU time measured as ours; or UNLEASH_URL and UNLEASH_TOKEN (an admin token) name a running one.
+ * Unleash's import needs a personal access token: made by the launcher, or UNLEASH_PAT with UNLEASH_URL.
  *
  * PostgreSQL is found as the tests find it (TEST_DATABASE_URL, Testcontainers, local binaries).
  * Prints tables and writes them as JSON under bench/results/.
@@ -62,6 +63,8 @@ interface Target {
 }
 
 interface UnleashTarget extends Target {
+  /** A personal access token: Unleash refuses admin tokens on its import. */
+  pat?: string
   stop(): Promise<void>
   /** A user who may log in (the admin the launcher created, or UNLEASH_ADMIN_USER and UNLEASH_ADMIN_PASSWORD). */
   login?: { username: string; password: string }
@@ -72,7 +75,7 @@ async function unleashTarget (serverUrl: string): Promise<UnleashTarget | undefi
   if (process.env.UNLEASH_URL) {
     const headers = { authorization: process.env.UNLEASH_TOKEN ?? '', 'content-type': 'application/json' }
     const { UNLEASH_ADMIN_USER: username, UNLEASH_ADMIN_PASSWORD: password } = process.env
-    return { base: process.env.UNLEASH_URL, headers, stop: async () => {}, ...(username && password && { login: { username, password } }) }
+    return { base: process.env.UNLEASH_URL, headers, pat: process.env.UNLEASH_PAT, stop: async () => {}, ...(username && password && { login: { username, password } }) }
   }
   if (process.env.BENCH_UNLEASH !== '1') return undefined
   const databaseUrl = await createDatabase(serverUrl, 'unleash_bench')
@@ -86,6 +89,7 @@ async function unleashTarget (serverUrl: string): Promise<UnleashTarget | undefi
       headers: unleash.adminHeaders,
       pid: unleash.pid,
       login: unleash.admin,
+      pat: ONLY === undefined || ONLY === 'import' ? await unleash.createPersonalAccessToken() : undefined,
       stop: async () => {
         console.log(`Unleash: RSS after the run: ${Math.round(rssMb(unleash.pid))} MB`)
         await unleash.stop()
@@ -706,6 +710,95 @@ async function waitFor (url: string, child: ChildProcess) {
   }
 }
 
+/** One import or export, timed, with the server's CPU time and peak memory while it ran. */
+interface OnceRow {
+  scenario: string
+  ms: number
+  cpuMs?: number
+  peakRssMb?: number
+}
+
+const IMPORT_FEATURES = Number(process.env.BENCH_IMPORT_FEATURES ?? 1000)
+const IMPORT_CHUNK = 50
+
+/** An export of `count` features, each with a gradual rollout, a constraint, two strategy variants and environment variants. */
+function importData (prefix: string, count: number) {
+  const names = Array.from({ length: count }, (_, i) => `${prefix}-${String(i).padStart(5, '0')}`)
+  return {
+    features: names.map((name) => ({ name, type: 'release', description: `imported ${name}` })),
+    featureStrategies: names.map((name, i) => ({
+      name: 'flexibleRollout',
+      featureName: name,
+      parameters: { rollout: String(i % 101), stickiness: 'default', groupId: name },
+      constraints: [{ contextName: 'appName', operator: 'IN', values: ['web', 'ios', 'android'] }],
+      variants: [{ name: 'a', weight: 500, weightType: 'variable', stickiness: 'default' }, { name: 'b', weight: 500, weightType: 'variable', stickiness: 'default' }],
+    })),
+    featureEnvironments: names.map((name, i) => ({ name, featureName: name, environment: 'development', enabled: i % 2 === 0, variants: [{ name: 'on', weight: 1000, weightType: 'variable', stickiness: 'default' }] })),
+    contextFields: [],
+    featureTags: [],
+    segments: [],
+    tagTypes: [],
+  }
+}
+
+/** Runs `work` once, timing it and sampling the server's memory every 50 ms. */
+async function once (scenario: string, pid: number | undefined, work: () => Promise<void>): Promise<OnceRow> {
+  let peak = pid === undefined ? 0 : rssMb(pid)
+  const sampler = pid === undefined ? undefined : setInterval(() => { peak = Math.max(peak, rssMb(pid)) }, 50)
+  const cpuBefore = pid === undefined ? 0 : cpuMs(pid)
+  const started = performance.now()
+  try {
+    await work()
+  } finally {
+    clearInterval(sampler)
+  }
+  const ms = Math.round(performance.now() - started)
+  return { scenario, ms, ...(pid !== undefined && { cpuMs: Math.round(cpuMs(pid) - cpuBefore), peakRssMb: Math.round(Math.max(peak, rssMb(pid))) }) }
+}
+
+/**
+ * Import of IMPORT_FEATURES features with strategies into an empty project (one transaction),
+ * the same import again (nothing to change), and an export of them; Unleash's beside when
+ * UNLEASH_URL (and UNLEASH_PAT for its import) are set.
+ */
+async function importScenarios (target: Target, pid: number | undefined, label = '', importHeaders?: Record<string, string>): Promise<OnceRow[]> {
+  // Into the default project (Unleash's open-source edition cannot create projects), with names of this run.
+  const project = 'default'
+  const data = importData(`bench-${randomBytes(3).toString('hex')}`, IMPORT_FEATURES)
+  const importer = { ...target, headers: importHeaders ?? target.headers }
+  const rows: OnceRow[] = []
+  // One request, as a user would send it; a server that refuses its size (Unleash's 100 kB body
+  // limit) gets the same features in requests of IMPORT_CHUNK, one after another.
+  let chunk = IMPORT_FEATURES
+  const importAll = async () => {
+    for (let start = 0; start < IMPORT_FEATURES; start += chunk) {
+      const part = importData('', 0)
+      const names = new Set(data.features.slice(start, start + chunk).map((f) => f.name))
+      for (const key of ['features', 'featureStrategies', 'featureEnvironments'] as const) {
+        (part[key] as unknown[]) = (data[key] as { name?: string; featureName?: string }[]).filter((x) => names.has(x.featureName ?? x.name ?? ''))
+      }
+      await call(importer, 'POST', '/api/admin/features-batch/import', { project, environment: 'development', data: part })
+    }
+  }
+  try {
+    await call(importer, 'POST', '/api/admin/features-batch/validate', { project, environment: 'development', data })
+  } catch (error) {
+    if (!/: 413 /.test((error as Error).message)) throw error
+    chunk = IMPORT_CHUNK
+  }
+  const how = chunk === IMPORT_FEATURES ? 'one request' : `${Math.ceil(IMPORT_FEATURES / chunk)} requests of ${chunk} (one is refused: 413)`
+  rows.push(await once(`${label}import ${IMPORT_FEATURES} features with strategies (new), ${how}`, pid, importAll))
+  rows.push(await once(`${label}import the same again (nothing changes)`, pid, importAll))
+  const features = data.features.map((f) => f.name)
+  rows.push(await once(`${label}export ${IMPORT_FEATURES} features with strategies`, pid, () => call(target, 'POST', '/api/admin/features-batch/export', { environment: 'development', features })))
+  return rows
+}
+
+function printOnce (title: string, rows: OnceRow[]) {
+  console.log(`\n${title}`)
+  console.table(rows.map((r) => ({ scenario: r.scenario, ms: r.ms, 'server CPU ms': r.cpuMs ?? '', 'peak RSS MB': r.peakRssMb ?? '' })))
+}
+
 function print (title: string, rows: Row[]) {
   console.log(`\n${title}`)
   console.table(
@@ -777,12 +870,21 @@ async function main () {
     if (webhooks.length > 0) print(`Webhooks: writes with and without deliveries, ${FEATURES} features, ${CONNECTIONS} connections`, webhooks)
     const people = part('people') ? await peopleScenarios(target, pid, unleash) : []
     if (people.length > 0) print('People: admin reads by API token, session and personal access token; refused logins', people)
+    const imports = part('import') ? await importScenarios(target, pid) : []
+    if (imports.length > 0 && unleash?.pat) {
+      try {
+        imports.push(...(await importScenarios(unleash, unleash.pid, 'Unleash: ', { ...unleash.headers, authorization: unleash.pat })))
+      } catch (error) {
+        console.log(`Unleash, import: ${(error as Error).message.slice(0, 1000)}`)
+      }
+    }
+    if (imports.length > 0) printOnce(`Import and export (features-batch), ${IMPORT_FEATURES} features`, imports)
     const idleRss = Math.round(rssMb(pid))
     await stopServer(server.child)
     console.log(`start-up to ready on a migrated database: ${startupMs} ms; RSS after the run: ${idleRss} MB`)
 
     const file = `bench/results/${new Date().toISOString().replace(/[:.]/g, '-')}.json`
-    writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, startupMs, cpu, series, features, client, frontend, webhooks, people }, null, 2))
+    writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, startupMs, cpu, series, features, client, frontend, webhooks, people, imports }, null, 2))
     console.log(`written to ${file}`)
   } finally {
     await unleash?.stop()

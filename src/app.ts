@@ -12,7 +12,7 @@ import type { DatabaseHandle } from './db/database.js'
 import { eventsRoutes } from './events/events.routes.js'
 import { frontendRoutes } from './frontend/frontend.routes.js'
 import { Engines } from './frontend/frontend.service.js'
-import { ofrepRoutes } from './frontend/ofrep.routes.js'
+import { OFREP_FLAG_PATH, ofrepPathError, ofrepRoutes } from './frontend/ofrep.routes.js'
 import { clientErrorHandler, registerErrorHandling, sendError } from './http/error-handler.js'
 import { healthRoutes } from './http/health.routes.js'
 import { methodNotAllowed } from './http/method-not-allowed.js'
@@ -24,6 +24,12 @@ import { lifecycleRoutes } from './lifecycle/lifecycle.routes.js'
 import { loggerOptions } from './logger.js'
 import { metricsPlugin } from './metrics/metrics.plugin.js'
 import { dependencyRoutes } from './dependencies/dependencies.routes.js'
+import { constraintRoutes } from './context/constraint-check.routes.js'
+import { contextRoutes } from './context/context.routes.js'
+import { featureTypeRoutes } from './feature-types/feature-types.routes.js'
+import { featureTagRoutes, tagRoutes, tagTypeRoutes } from './tags/tags.routes.js'
+import { migrationRoutes } from './migration/migration.routes.js'
+import { importRules } from './migration/migration.service.js'
 import { segmentRoutes } from './segments/segments.routes.js'
 import { definitionRoutes } from './strategies/definitions.routes.js'
 import { strategyRoutes } from './strategies/strategies.routes.js'
@@ -71,11 +77,14 @@ export async function buildApp (config: Config, { database, resolve = systemReso
       const sent = req.headers['x-request-id']
       return typeof sent === 'string' && REQUEST_ID_PATTERN.test(sent) ? sent : randomUUID()
     },
-    routerOptions: { ignoreTrailingSlash: true },
+    // Long enough for any key an OFREP client may send (its route answers FLAG_NOT_FOUND for
+    // them); other routes refuse a parameter over 100 characters with a 400 naming it.
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
     trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
     logController: new LogController({ disableRequestLogging: true }),
     // Errors the router raises before any route is found (a malformed %-escape in the path).
-    frameworkErrors: (error, request, reply) => sendError(request, reply, error),
+    frameworkErrors: (error, request, reply) =>
+      request.method === 'POST' && request.url.startsWith(OFREP_FLAG_PATH) ? ofrepPathError(request, reply) : sendError(request, reply, error),
     clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.decorate('draining', false)
@@ -106,6 +115,13 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   await app.register(strategyRoutes, { db, config })
   await app.register(segmentRoutes, { db, config })
   await app.register(dependencyRoutes, { db })
+  await app.register(constraintRoutes, { db, limits: config.strategyLimits })
+  await app.register(contextRoutes, { db })
+  await app.register(tagTypeRoutes, { db })
+  await app.register(tagRoutes, { db })
+  await app.register(featureTagRoutes, { db })
+  await app.register(featureTypeRoutes, { db })
+  await app.register(migrationRoutes, { db, rules: importRules(config), config })
   await app.register(lifecycleRoutes, { db })
   await app.register(eventsRoutes, { db })
   await app.register(tokenRoutes, { db, tokens })

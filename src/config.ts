@@ -52,6 +52,18 @@ export const EnvSchema = Type.Object({
   INIT_ADMIN_API_TOKENS: Type.Optional(Type.String()),
   DATA_DIR: Type.String({ minLength: 1, default: './data' }),
   BODY_LIMIT: Positive(MiB, 'Largest request body in bytes (413 above it)'),
+  IMPORT_BODY_LIMIT: Positive(
+    32 * MiB,
+    'Largest body of POST /api/admin/features-batch/import and /validate in bytes (an export of thousands of features is larger than BODY_LIMIT)'
+  ),
+  IMPORT_FILE: Type.Optional(Type.String({ minLength: 1, description: 'An export file (features-batch) to import at start-up, as Unleash does; nothing is applied if any of it is refused' })),
+  IMPORT_PROJECT: Type.String({ minLength: 1, default: 'default', description: 'The project IMPORT_FILE is imported into' }),
+  IMPORT_ENVIRONMENT: Type.String({ minLength: 1, default: 'development', description: 'The environment IMPORT_FILE is imported into' }),
+  IMPORT_MODE: Type.Union([Type.Literal('create-if-missing'), Type.Literal('overwrite')], {
+    default: 'create-if-missing',
+    description:
+      'create-if-missing: features of IMPORT_FILE that exist already are left as they are (changes made through the API survive a restart); overwrite: they are set as the file says on every start (as Unleash)',
+  }),
   MAX_PATCH_OPERATIONS: Positive(1000, 'Most operations in one JSON Patch'),
   MAX_VARIANTS: Positive(1000, 'Most variants in one feature environment'),
   MAX_VARIANTS_BYTES: Type.Optional(
@@ -207,6 +219,11 @@ function toConfig (env: Env) {
       .filter((s) => s.length > 0),
     dataDir: env.DATA_DIR,
     bodyLimit: env.BODY_LIMIT,
+    importBodyLimit: env.IMPORT_BODY_LIMIT,
+    startupImport:
+      env.IMPORT_FILE === undefined
+        ? undefined
+        : { file: env.IMPORT_FILE, project: env.IMPORT_PROJECT, environment: env.IMPORT_ENVIRONMENT, mode: env.IMPORT_MODE },
     maxPatchOperations: env.MAX_PATCH_OPERATIONS,
     maxVariants: env.MAX_VARIANTS,
     maxVariantsBytes: env.MAX_VARIANTS_BYTES ?? minimumVariantsBytes(env),

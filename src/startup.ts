@@ -6,6 +6,7 @@ import { anyTokenExists, ensureInitTokens } from './auth/tokens.store.js'
 import type { Config } from './config.js'
 import { createDatabase, type DatabaseHandle } from './db/database.js'
 import { migrate } from './db/migrations.service.js'
+import { importAtStartup } from './migration/startup-import.js'
 import { ApiError } from './errors.js'
 import { PasswordHasher } from './users/password-hash.js'
 import { ensureFirstAdmin } from './users/users.service.js'
@@ -57,7 +58,8 @@ async function ensureFirstPerson (config: Config, database: DatabaseHandle, log:
 }
 
 /**
- * Opens the database (PostgreSQL or embedded), applies pending migrations and init tokens.
+ * Opens the database (PostgreSQL or embedded), applies pending migrations and init tokens, and
+ * imports IMPORT_FILE when it is set.
  * A service in which no token exists could never be called. On the embedded database (trying
  * it out on one machine) the first start therefore creates an admin token, writes its secret
  * to DATA_DIR/admin-token (readable by the owner only) and prints it once; on PostgreSQL (a
@@ -92,6 +94,8 @@ export async function openDatabase (config: Config, log: Log, print: (line: stri
       log.info({ file }, 'first start: created an admin token; its secret is in this file (owner-readable only) and printed below, once')
       print(`Admin API token (also in ${file}): ${secret}`)
     }
+    const imported = await importAtStartup(database.db, config)
+    if (imported) log.info({ file: config.startupImport?.file, mode: config.startupImport?.mode, ...imported }, 'IMPORT_FILE imported')
   } catch (error) {
     await database.db.destroy()
     throw error

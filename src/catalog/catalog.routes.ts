@@ -100,7 +100,7 @@ export const environmentRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = as
         tags: ['Environments'],
         operationId: 'getAllEnvironments',
         summary: 'List environments',
-        errors: errorStatuses(),
+        errors: errorStatuses(403),
         response: {
           200: Type.Object({ environments: Type.Array(Environment) }),
         },

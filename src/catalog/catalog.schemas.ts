@@ -45,7 +45,7 @@ export const EnableEnvironment = Type.Object(
   { additionalProperties: false }
 )
 
-export const FEATURE_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission'] as const
+export const FEATURE_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission', 'sunset'] as const
 
 export const NewFeature = Type.Object(
   {

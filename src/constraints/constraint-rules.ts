@@ -33,7 +33,7 @@ function valueProblem (operator: Operator, value: string, limits: ConstraintLimi
   if (value.length > limits.maxValueLength) return `must NOT have more than ${limits.maxValueLength} characters (only a REGEX pattern may be longer)`
   if (operator.startsWith('NUM_') && !isFiniteNumberText(value)) return 'must be a finite number'
   if (operator.startsWith('DATE_') && !isDateTime(value)) return 'must be an RFC 3339 date-time, such as 2025-01-31T12:00:00Z'
-  if (operator.startsWith('SEMVER_') && semver.valid(value) !== value) return 'must be a strict semantic version, such as 1.2.3 or 2.0.0-rc.1 (no leading v)'
+  if (operator.startsWith('SEMVER_') && semver.valid(value) !== value) return 'must be a valid semver version (strict semantic versioning, such as 1.2.3 or 2.0.0-rc.1; no leading v)'
   return undefined
 }
 

@@ -217,6 +217,45 @@ export interface WebhookAttemptsTable {
   error: string | null
 }
 
+export interface ContextFieldsTable {
+  name: string
+  description: string | null
+  stickiness: ColumnType<boolean, boolean | undefined, boolean>
+  sort_order: ColumnType<number, number | undefined, number>
+  /** JSON text: [{value, description?}] */
+  legal_values: ColumnType<string, string | undefined, string>
+  created_at: CreatedAt
+}
+
+export interface FeatureTypesTable {
+  id: string
+  name: string
+  description: string
+  lifetime_days: number | null
+  created_at: CreatedAt
+}
+
+export interface TagTypesTable {
+  name: string
+  description: ColumnType<string, string | undefined, string>
+  icon: string | null
+  color: string | null
+  created_at: CreatedAt
+}
+
+export interface TagsTable {
+  type: string
+  value: string
+  created_at: CreatedAt
+}
+
+export interface FeatureTagsTable {
+  feature_name: string
+  tag_type: string
+  tag_value: string
+  created_at: CreatedAt
+}
+
 export type RootRoleName = 'Admin' | 'Editor' | 'Viewer'
 export type ProjectRoleName = 'Member'
 
@@ -266,6 +305,11 @@ export interface LoginFailuresTable {
 }
 
 export interface DB {
+  context_fields: ContextFieldsTable
+  feature_types: FeatureTypesTable
+  tag_types: TagTypesTable
+  tags: TagsTable
+  feature_tags: FeatureTagsTable
   users: UsersTable
   project_roles: ProjectRolesTable
   sessions: SessionsTable

@@ -25,7 +25,7 @@ export function addDependency (writer: Writer, ref: FeatureRef, body: { feature:
     await lockFeature(trx, ref)
     const parentRow = locked.find((f) => f.feature === parent)
     if (!parentRow || parentRow.project !== ref.project) {
-      throw invalidField('/body/feature', `names no feature of project ${ref.project}: the parent must exist in the child's project`)
+      throw invalidField('/body/feature', `names ${parent}, which is not a feature of project ${ref.project}: the parent feature must exist in the child's project`)
     }
     const archived = await lockFeature(trx, { project: ref.project, feature: parent }, true)
     if (archived) throw invalidField('/body/feature', `names an archived feature: revive ${parent} first`)

@@ -56,3 +56,19 @@ export async function deleteDependencies (trx: Transaction<DB>, child: string, p
   if (parent !== undefined) query = query.where('parent', '=', parent)
   return (await query.returning('parent').execute()).map((r) => r.parent)
 }
+
+/** The parents of several features, by child name, each list in the order they were added. */
+export async function parentsOfFeatures (db: Queryable, children: readonly string[]): Promise<Map<string, Dependency[]>> {
+  const out = new Map<string, Dependency[]>()
+  if (children.length === 0) return out
+  const rows = await db
+    .selectFrom('feature_dependencies')
+    .select(['child', 'parent', 'enabled', 'variants'])
+    .where('child', 'in', children)
+    .orderBy('child')
+    .orderBy('created_at')
+    .orderBy('parent')
+    .execute()
+  for (const row of rows) out.set(row.child, [...(out.get(row.child) ?? []), toDependency(row)])
+  return out
+}

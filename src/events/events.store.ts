@@ -37,6 +37,18 @@ export const EVENT_TYPES = [
   'addon-config-deleted',
   'addon-secret-rotated',
   'addon-delivery-redelivered',
+  'context-field-created',
+  'context-field-updated',
+  'context-field-deleted',
+  'tag-type-created',
+  'tag-type-updated',
+  'tag-type-deleted',
+  'tag-created',
+  'tag-deleted',
+  'feature-tagged',
+  'feature-untagged',
+  'feature-type-updated',
+  'features-imported',
   'user-created',
   'user-updated',
   'user-deleted',
@@ -175,16 +187,29 @@ const insertedColumns = ['id', 'type', 'project', 'environment'] as const
 export async function insertEvents (trx: Transaction<DB>, events: readonly NewEvent[]): Promise<void> {
   if (events.length === 1) {
     await insertOne(trx, eventRow(events[0]!))
-  } else {
-    await trx
-      .with('bumped', (db) => bumpVersion(db).returning('shard'))
-      .with('inserted', (db) => db.insertInto('events').values(events.map(eventRow)).returning(insertedColumns))
-      .insertInto('webhook_deliveries')
-      .columns(['webhook_id', 'event_id'])
-      .expression(deliveriesFor)
-      .execute()
+    return
+  }
+  // A large composed change (an import) records more events than one statement can carry
+  // (PostgreSQL takes at most 65,535 parameters): the first statement moves the version once,
+  // the others only insert.
+  for (let start = 0; start < events.length; start += EVENTS_PER_STATEMENT) {
+    const rows = events.slice(start, start + EVENTS_PER_STATEMENT).map(eventRow)
+    if (start === 0) {
+      await trx
+        .with('bumped', (db) => bumpVersion(db).returning('shard'))
+        .with('inserted', (db) => db.insertInto('events').values(rows).returning(insertedColumns))
+        .insertInto('webhook_deliveries')
+        .columns(['webhook_id', 'event_id'])
+        .expression(deliveriesFor)
+        .execute()
+    } else {
+      await trx.with('inserted', (db) => db.insertInto('events').values(rows).returning(insertedColumns)).insertInto('webhook_deliveries').columns(['webhook_id', 'event_id']).expression(deliveriesFor).execute()
+    }
   }
 }
+
+/** Events per insert statement: seven parameters each, well under PostgreSQL's 65,535. */
+const EVENTS_PER_STATEMENT = 5000
 
 /** Most changes record one event: that statement (version, event, deliveries) is prepared. */
 const insertOne = prepare((param: Param<ReturnType<typeof eventRow>>) =>

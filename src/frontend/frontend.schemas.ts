@@ -71,7 +71,7 @@ export const FrontendRegistration = Type.Object(
 
 // OFREP
 
-export const OfrepParams = Type.Object({ key: QueryText({ minLength: 1, maxLength: 200, description: 'The flag (feature) name' }) })
+export const OfrepParams = Type.Object({ key: QueryText({ minLength: 1, maxLength: 1000, description: 'The flag (feature) name; a key no flag can have is FLAG_NOT_FOUND' }) })
 
 export const OfrepBody = Type.Object(
   {

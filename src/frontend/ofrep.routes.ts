@@ -23,37 +23,56 @@ const bytesUntilSent = (reply: FastifyReply, answer: Answer) => {
   return bytes
 }
 
-/** A refused request as OFREP answers it: its error codes for bad input; the problem body for the rest. */
+/** Where OFREP's single-flag route is; its key is the rest of the path. */
+export const OFREP_FLAG_PATH = '/ofrep/v1/evaluate/flags/'
+
+/**
+ * A refused request as OFREP answers it, always as application/json (OFREP's media type): its
+ * error codes for bad input (a key no flag can have, such as one with a NUL, is FLAG_NOT_FOUND);
+ * the problem body for the rest (401, 403, 413, 415, 429, 503).
+ */
 function ofrepError (key: (request: FastifyRequest) => string | undefined) {
   return (error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
     const apiError = toApiError(error, request)
     if (apiError.status !== 400) return sendError(request, reply, error)
-    const errorCode = /not valid JSON|empty/.test(apiError.message) ? 'PARSE_ERROR' : 'INVALID_CONTEXT'
-    const flag = key(request)
     request.log.info({ errorName: apiError.errorName, detail: apiError.message }, 'request refused')
+    const flag = key(request)
+    if (flag !== undefined && apiError.details.some((d) => d.path?.startsWith('/params/key'))) {
+      return reply.code(404).type('application/json; charset=utf-8').send({ key: flag, errorCode: 'FLAG_NOT_FOUND', errorDetails: 'No flag has this key' })
+    }
+    const errorCode = /not valid JSON|empty/.test(apiError.message) ? 'PARSE_ERROR' : 'INVALID_CONTEXT'
     return reply.code(400).type('application/json; charset=utf-8').send({ ...(flag !== undefined && { key: flag }), errorCode, errorDetails: apiError.message })
   }
+}
+
+/**
+ * A path the router could not decode (a malformed %-escape in the flag key), on OFREP's route:
+ * OFREP's 400 PARSE_ERROR as application/json.
+ */
+export function ofrepPathError (request: FastifyRequest, reply: FastifyReply) {
+  request.log.info({ url: request.url }, 'request refused: the flag key is not valid percent-encoding')
+  return reply.code(400).type('application/json; charset=utf-8').send({ errorCode: 'PARSE_ERROR', errorDetails: 'The flag key in the path is not valid percent-encoding' })
 }
 
 export const ofrepRoutes: FastifyPluginAsyncTypebox<{ engines: Engines; origins: readonly string[] }> = async (app, { engines, origins }) => {
   const { preflight } = cors(app, origins)
 
   app.post(
-    '/ofrep/v1/evaluate/flags/:key',
+    `${OFREP_FLAG_PATH}:key`,
     {
-      config: { access: 'frontend' },
+      config: { access: 'frontend', errorMediaType: 'application/json' },
       errorHandler: ofrepError((request) => (request.params as { key?: string }).key),
       schema: {
         tags: ['OFREP'],
         operationId: 'evaluateFlag',
         summary: 'Evaluate one flag (OpenFeature Remote Evaluation Protocol)',
-        description: `${MAPPING} An unknown flag (or one outside the token's projects and environment) is 404 FLAG_NOT_FOUND; a context that is not an object of strings, numbers and booleans is 400 INVALID_CONTEXT.`,
+        description: `${MAPPING} An unknown flag (or one outside the token's projects and environment, or a key no flag can have: longer than 100 characters, a NUL) is 404 FLAG_NOT_FOUND; a malformed %-escape in the key is 400 PARSE_ERROR; a context that is not an object of strings, numbers and booleans is 400 INVALID_CONTEXT.`,
         params: OfrepParams,
         body: OfrepBody,
         errors: errorStatuses(403, 413, 415),
         response: {
           200: OfrepSuccess,
-          400: { ...OfrepFailure, description: 'INVALID_CONTEXT (or PARSE_ERROR for a body that is not JSON)' },
+          400: { ...OfrepFailure, description: 'INVALID_CONTEXT (or PARSE_ERROR for a body that is not JSON, or a key that is not valid percent-encoding)' },
           404: { ...OfrepFailure, description: 'FLAG_NOT_FOUND' },
         },
       },
@@ -72,7 +91,7 @@ export const ofrepRoutes: FastifyPluginAsyncTypebox<{ engines: Engines; origins:
   app.post(
     '/ofrep/v1/evaluate/flags',
     {
-      config: { access: 'frontend' },
+      config: { access: 'frontend', errorMediaType: 'application/json' },
       errorHandler: ofrepError(() => undefined),
       schema: {
         tags: ['OFREP'],

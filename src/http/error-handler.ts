@@ -18,6 +18,8 @@ declare module 'fastify' {
      * their errors point into it: e.g. `{operations: '/body', variants: '/variants'}`.
      */
     documentRoots?: Partial<Record<RuleDocument, string>>
+    /** The media type of this route's error bodies (the problem body), when not application/problem+json (OFREP's application/json). */
+    errorMediaType?: string
   }
 }
 
@@ -68,7 +70,7 @@ export function sendError (request: FastifyRequest, reply: FastifyReply, error: 
   }
   if (apiError.status === 401) reply.header('www-authenticate', 'Bearer')
   reply.headers(apiError.headers)
-  return reply.code(apiError.status).type('application/problem+json').send(body)
+  return reply.code(apiError.status).type(request.routeOptions.config?.errorMediaType ?? 'application/problem+json').send(body)
 }
 
 /**

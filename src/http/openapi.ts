@@ -23,12 +23,12 @@ export const errorStatuses = (...statuses: number[]) => [...statuses, 401, 429, 
  * the transform below turns them into these, so Fastify compiles no serializer for them (the
  * error handler writes the problem body itself).
  */
-function problemResponses (statuses: number[]) {
+function problemResponses (statuses: number[], mediaType = 'application/problem+json') {
   const out: Record<number, unknown> = {}
   for (const status of statuses) {
     out[status] = {
       description: statusDescription(status),
-      content: { 'application/problem+json': { schema: Type.Ref(ErrorBody) } },
+      content: { [mediaType]: { schema: Type.Ref(ErrorBody) } },
     }
   }
   return out
@@ -76,7 +76,7 @@ export const openApiPlugin = fp(
             // the SDK APIs take API tokens only, never a session.
             ...(route.config?.access === 'public' ? { security: [] } : {}),
             ...(route.config?.access === 'client' || route.config?.access === 'frontend' ? { security: [{ apiToken: [] }] } : {}),
-            response: { ...(rest.response as object), ...problemResponses(errors) },
+            response: { ...(rest.response as object), ...problemResponses(errors, route.config?.errorMediaType) },
           },
           url,
         }

@@ -18,7 +18,7 @@ function checkTextValues (values: unknown, root: string): void {
 /**
  * What every request body, query and path must be before a handler sees it: bodies are JSON
  * (application/json or application/json-patch+json; anything else is 415), parsed and checked
- * by parseJsonBody; query and path values hold no NUL or lone surrogate. Runs after
+ * by parseJsonBody (an empty one is fine on a route that takes none); query and path values hold no NUL or lone surrogate. Runs after
  * authentication, so a client without a token learns nothing from these answers.
  */
 export const requestGuardsPlugin = fp(
@@ -27,8 +27,11 @@ export const requestGuardsPlugin = fp(
     app.addContentTypeParser(
       ['application/json', 'application/json-patch+json'],
       { parseAs: 'string' },
-      (_request, body, done) => {
+      (request, body, done) => {
         try {
+          // A route that takes no body accepts JSON's content type with nothing after it, as
+          // Unleash does (its admin UI and many HTTP clients send that on …/on, DELETE, …).
+          if ((body as string).length === 0 && request.routeOptions.schema?.body === undefined) return done(null, undefined)
           done(null, parseJsonBody(body as string))
         } catch (error) {
           done(error as Error, undefined)

@@ -4,7 +4,7 @@ import type { Config } from '../config.js'
 import type { Database } from '../db/types.js'
 import { errorStatuses } from '../http/openapi.js'
 import { EmptyReply, responseHeader } from '../http/schemas.js'
-import { ListedSegment, Segment, SegmentParams, SegmentUse, upsertSegmentSchema } from './segments.schemas.js'
+import { ListedSegment, Segment, SegmentParams, SegmentUse, updateSegmentSchema, upsertSegmentSchema } from './segments.schemas.js'
 import { changeSegment, checkSegmentName, createSegment, removeSegment, segment, segments, strategiesUsing } from './segments.service.js'
 
 type Options = { db: Database; config: Pick<Config, 'strategyLimits' | 'maxSegmentValues'> }
@@ -15,6 +15,7 @@ const SCOPE =
 export const segmentRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { db, config }) => {
   const rules = { limits: config.strategyLimits, maxValues: config.maxSegmentValues }
   const body = upsertSegmentSchema(rules.limits, rules.maxValues)
+  const update = updateSegmentSchema(rules.limits, rules.maxValues)
 
   app.get(
     '/api/admin/segments',
@@ -95,9 +96,9 @@ export const segmentRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { d
         tags: ['Segments'],
         operationId: 'updateSegment',
         summary: 'Replace a segment',
-        description: `As Unleash: 204 with no body; project left out means no project. Its project cannot become one that excludes strategies already using it (400 naming their projects). Records segment-updated with data and preData; every SDK's ETag moves. ${SCOPE}`,
+        description: `As Unleash: 204 with no body; project left out means no project; an id, if sent, must be the path's (400 otherwise). Its project cannot become one that excludes strategies already using it (400 naming their projects). Records segment-updated with data and preData; every SDK's ETag moves. ${SCOPE}`,
         params: SegmentParams,
-        body,
+        body: update,
         errors: errorStatuses(400, 403, 404, 409, 413, 415),
         response: { 204: EmptyReply },
       },
@@ -117,7 +118,7 @@ export const segmentRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { d
         operationId: 'removeSegment',
         summary: 'Delete a segment no strategy uses',
         description:
-          'As Unleash: 204 with no body; a segment in use is a 409 naming where it is used. Unlike Unleash, strategies of archived features count too (a revived feature keeps its segments). Records segment-deleted.',
+          'As Unleash: 204 with no body; a segment that strategies of features not archived use is a 409 naming where; strategies of archived features lose it (a revived feature no longer has it). Records segment-deleted.',
         params: SegmentParams,
         errors: errorStatuses(400, 403, 404, 409, 413, 415),
         response: { 204: EmptyReply },

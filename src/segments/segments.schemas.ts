@@ -19,6 +19,15 @@ export const upsertSegmentSchema = (limits: ConstraintLimits, maxValues: number)
   )
 export type UpsertSegment = Static<ReturnType<typeof upsertSegmentSchema>>
 
+/** The PUT body: what a read returns may be sent back, so an `id` is accepted when it is the path's. */
+export const updateSegmentSchema = (limits: ConstraintLimits, maxValues: number) => {
+  const upsert = upsertSegmentSchema(limits, maxValues)
+  return Type.Object(
+    { ...upsert.properties, id: Type.Optional(Type.Integer({ description: 'Must be the id in the path if given' })) },
+    { additionalProperties: false, description: upsert.description }
+  )
+}
+
 export const Segment = Type.Object({
   id: Type.Integer(),
   name: Type.String(),

@@ -1,4 +1,5 @@
 import { ALL, type TokenScope } from '../access/scope.js'
+import { lockFeaturesByName } from '../features/features.store.js'
 import type { Database } from '../db/types.js'
 import { ApiError, invalidField, nameExists, notFound, RuleError } from '../errors.js'
 import { withChange, type Writer } from '../events/events.service.js'
@@ -71,7 +72,8 @@ export function createSegment (writer: Writer, body: UpsertSegment, rules: Segme
  * Replaces a segment (segment-updated with data and preData; the same segment again changes
  * nothing). Its project cannot become one that excludes strategies already using it.
  */
-export function changeSegment (writer: Writer, id: number, body: UpsertSegment, rules: SegmentRules, createdBy: Author) {
+export function changeSegment (writer: Writer, id: number, body: UpsertSegment & { id?: number }, rules: SegmentRules, createdBy: Author) {
+  if (body.id !== undefined && body.id !== id) throw invalidField('/body/id', `must be ${id}, the id in the path: a segment's id cannot change`)
   const fields = fieldsOf(body, rules)
   return withChange(writer, async ({ trx, record }) => {
     const current = await lockSegment(trx, id)
@@ -89,14 +91,17 @@ export function changeSegment (writer: Writer, id: number, body: UpsertSegment, 
 }
 
 /**
- * Deletes a segment no strategy uses (segment-deleted). Unlike Unleash, strategies of archived
- * features count too: a revived feature must not lose the segment that narrowed its strategy.
+ * Deletes a segment that no strategy of a feature that is not archived uses (segment-deleted);
+ * strategies of archived features lose it, as in Unleash (a revived feature's strategy then no
+ * longer has it). The features using it are locked first, so that none is revived meanwhile.
  */
 export function removeSegment (writer: Writer, id: number, createdBy: Author) {
   return withChange(writer, async ({ trx, record }) => {
     const current = await lockSegment(trx, id)
     if (!current) throw missing(id)
-    const uses = await segmentUses(trx, id)
+    const users = [...new Set((await segmentUses(trx, id)).map((u) => u.featureName))]
+    if (users.length > 0) await lockFeaturesByName(trx, users)
+    const uses = (await segmentUses(trx, id)).filter((u) => !u.archived)
     if (uses.length > 0) {
       const where = uses.slice(0, 10).map((u) => `${u.featureName} in ${u.environment}`).join(', ')
       throw new ApiError('InUseError', `Segment ${id} is used by ${uses.length} strategies (${where}${uses.length > 10 ? ', …' : ''}); remove it from them first`)
@@ -113,6 +118,6 @@ export async function checkSegmentName (db: Database, name: string) {
 
 export async function strategiesUsing (db: Database, id: number, token: TokenScope) {
   await segment(db, id, token)
-  const uses = await segmentUses(db, id)
+  const uses = (await segmentUses(db, id)).map(({ archived, ...use }) => use)
   return token.projects.includes(ALL) ? uses : uses.filter((u) => token.projects.includes(u.projectId))
 }

@@ -67,6 +67,15 @@ export async function lockSegment (trx: Transaction<DB>, id: number): Promise<Se
   return row && toSegment(row)
 }
 
+/** Segments by id, or (with `names`) by name, in id order; no lock. */
+export async function segmentsWhere (db: Queryable, where: { ids?: readonly number[]; names?: readonly string[] }): Promise<Segment[]> {
+  if (where.ids?.length === 0 || where.names?.length === 0) return []
+  let query = db.selectFrom('segments').select(columns).orderBy('id')
+  if (where.ids !== undefined) query = query.where('id', 'in', where.ids)
+  if (where.names !== undefined) query = query.where('name', 'in', where.names)
+  return (await query.execute()).map(toSegment)
+}
+
 /** The segments of these ids that exist (for a strategy that wants to use them), sharing their rows' key lock. */
 export async function segmentsById (trx: Transaction<DB>, ids: readonly number[]): Promise<Segment[]> {
   if (ids.length === 0) return []
@@ -112,7 +121,9 @@ export async function updateSegment (trx: Transaction<DB>, id: number, fields: S
   }
 }
 
+/** Deletes a segment, taking it from the strategies that still use it (of archived features). */
 export async function deleteSegment (trx: Transaction<DB>, id: number) {
+  await trx.deleteFrom('feature_strategy_segments').where('segment_id', '=', id).execute()
   await trx.deleteFrom('segments').where('id', '=', id).execute()
 }
 
@@ -126,11 +137,11 @@ export async function segmentUses (db: Queryable, id: number) {
     .selectFrom('feature_strategy_segments as ss')
     .innerJoin('feature_strategies as s', 's.id', 'ss.strategy_id')
     .innerJoin('features as f', 'f.name', 's.feature_name')
-    .select(['s.id', 'f.project_id', 's.feature_name', 's.strategy_name', 's.environment_name'])
+    .select(['s.id', 'f.project_id', 's.feature_name', 's.strategy_name', 's.environment_name', 'f.archived_at'])
     .where('ss.segment_id', '=', id)
     .orderBy('s.feature_name')
     .orderBy('s.environment_name')
     .orderBy('s.id')
     .execute()
-  return rows.map((r) => ({ id: r.id, projectId: r.project_id, featureName: r.feature_name, strategyName: r.strategy_name, environment: r.environment_name }))
+  return rows.map((r) => ({ id: r.id, projectId: r.project_id, featureName: r.feature_name, strategyName: r.strategy_name, environment: r.environment_name, archived: r.archived_at !== null }))
 }

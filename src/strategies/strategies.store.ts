@@ -165,3 +165,25 @@ export async function strategiesOfFeature (db: Queryable, feature: string, envir
   }
   return out
 }
+
+/** The strategies of several features in one environment, by feature name, each list in order. */
+export async function strategiesOfFeatures (db: Queryable, features: readonly string[], environment: string) {
+  const out = new Map<string, FeatureStrategy[]>()
+  if (features.length === 0) return out
+  const rows = await db
+    .selectFrom('feature_strategies as s')
+    .select(['s.feature_name', ...columns, segmentIds])
+    .where('s.feature_name', 'in', features)
+    .where('s.environment_name', '=', environment)
+    .orderBy('s.feature_name')
+    .orderBy('s.sort_order')
+    .orderBy('s.created_at')
+    .orderBy('s.id')
+    .execute()
+  for (const row of rows) {
+    const list = out.get(row.feature_name) ?? []
+    list.push(toStrategy(row).strategy)
+    out.set(row.feature_name, list)
+  }
+  return out
+}

@@ -27,7 +27,8 @@ export function recordResponses (app: FastifyInstance): RecordedResponse[] {
     if (typeof payload !== 'string' && !Buffer.isBuffer(payload) && payload !== undefined && payload !== null) return payload
     recorded.push({
       method: request.method,
-      route: request.is404 ? undefined : request.routeOptions.url,
+      // A path the router could not decode is still an OFREP request when it is on OFREP's route.
+      route: request.is404 ? undefined : (request.routeOptions.url ?? (request.method === 'POST' && request.url.startsWith('/ofrep/v1/evaluate/flags/') ? '/ofrep/v1/evaluate/flags/:key' : undefined)),
       hidden: request.routeOptions.schema?.hide === true,
       status: reply.statusCode,
       headers: { ...reply.getHeaders() },

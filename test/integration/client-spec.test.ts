@@ -24,12 +24,12 @@ const REFUSED: Record<string, [feature: string, rule: RegExp, why: string][]> = 
     ['Feature.constraints.no_values_NOT_IN', /values must list at least one value for the operator NOT_IN$/, 'a NOT_IN constraint without values'],
   ],
   '13-constraint-operators.json': [['F7.invalid-operator', /operator must be one of: IN, NOT_IN/, 'the operator NOT_A_VALID_OPERATOR']],
-  '14-constraint-semver-operators.json': [['F8.invalidSemverWithLeadingV', /must be a strict semantic version/, 'the SEMVER value v2.0.0 (Unleash refuses it too)']],
+  '14-constraint-semver-operators.json': [['F8.invalidSemverWithLeadingV', /must be a valid semver version/, 'the SEMVER value v2.0.0 (Unleash refuses it too)']],
   '15-global-constraints.json': [['F9.withMissingSegment', /segments\/0 names no segment/, 'a strategy using a segment that does not exist (Unleash refuses it too)']],
   '17-dependent-features.json': [
     ['child.with.cycle', /a parent cannot have parents/, 'a cycle (Unleash refuses it too)'],
     ['child.with.transitive.dependency', /a parent cannot have parents/, 'a chain: its parent has a parent (Unleash refuses it too)'],
-    ['parents.not.exist.child.enabled', /the parent must exist/, 'a parent that does not exist (Unleash refuses it too)'],
+    ['parents.not.exist.child.enabled', /the parent feature must exist/, 'a parent that does not exist (Unleash refuses it too)'],
   ],
   '18-utf8-flag-names.json': [
     ['Feature.UTF-8.Hellø_Wørld', /body\/name must match pattern/, 'a name that is not URL-friendly (Unleash refuses it too)'],

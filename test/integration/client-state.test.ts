@@ -435,6 +435,117 @@ describe('every write route records an event and moves the client version; a ref
       refuse: () => post(`/api/admin/addons/${lastAddon}/deliveries/${Number.MAX_SAFE_INTEGER}/redeliver`),
     },
     {
+      route: 'POST /api/admin/context',
+      run: () => post('/api/admin/context', { name: uniqueName('ctx') }),
+      status: 201,
+      event: 'context-field-created',
+      refuse: () => post('/api/admin/context', { name: 'appName' }),
+    },
+    ...(['PUT', 'DELETE'] as const).map((method): WriteCase => ({
+      route: `${method} /api/admin/context/:name`,
+      run: async () => {
+        const name = uniqueName('ctx')
+        await post('/api/admin/context', { name })
+        return t.app.inject({ method, url: `/api/admin/context/${name}`, headers: auth(), ...(method === 'PUT' ? { payload: { stickiness: true } } : {}) })
+      },
+      status: 200,
+      event: method === 'PUT' ? 'context-field-updated' : 'context-field-deleted',
+      refuse: () => t.app.inject({ method, url: '/api/admin/context/ghost', headers: auth(), ...(method === 'PUT' ? { payload: {} } : {}) }),
+    })),
+    {
+      route: 'POST /api/admin/context/:name/legal-values',
+      run: () => post('/api/admin/context/appName/legal-values', { value: uniqueName('app') }),
+      status: 200,
+      event: 'context-field-updated',
+      refuse: () => post('/api/admin/context/ghost/legal-values', { value: 'x' }),
+    },
+    {
+      route: 'DELETE /api/admin/context/:name/legal-values/:legalValue',
+      run: async () => {
+        const value = uniqueName('app')
+        await post('/api/admin/context/appName/legal-values', { value })
+        return t.app.inject({ method: 'DELETE', url: `/api/admin/context/appName/legal-values/${value}`, headers: auth() })
+      },
+      status: 200,
+      event: 'context-field-updated',
+      refuse: () => t.app.inject({ method: 'DELETE', url: '/api/admin/context/ghost/legal-values/x', headers: auth() }),
+    },
+    {
+      route: 'POST /api/admin/tag-types',
+      run: () => post('/api/admin/tag-types', { name: uniqueName('tt') }),
+      status: 201,
+      event: 'tag-type-created',
+      refuse: () => post('/api/admin/tag-types', { name: 'simple' }),
+    },
+    ...(['PUT', 'DELETE'] as const).map((method): WriteCase => ({
+      route: `${method} /api/admin/tag-types/:name`,
+      run: async () => {
+        const name = uniqueName('tt')
+        await post('/api/admin/tag-types', { name })
+        return t.app.inject({ method, url: `/api/admin/tag-types/${name}`, headers: auth(), ...(method === 'PUT' ? { payload: { description: 'changed' } } : {}) })
+      },
+      status: 200,
+      event: method === 'PUT' ? 'tag-type-updated' : 'tag-type-deleted',
+      refuse: () => t.app.inject({ method, url: method === 'PUT' ? '/api/admin/tag-types/ghost' : '/api/admin/tag-types/x', headers: auth(), ...(method === 'PUT' ? { payload: {} } : {}) }),
+    })),
+    {
+      route: 'POST /api/admin/tags',
+      run: () => post('/api/admin/tags', { value: uniqueName('tag') }),
+      status: 201,
+      event: 'tag-created',
+      refuse: () => post('/api/admin/tags', { value: 'orphan', type: 'nosuchtype' }),
+    },
+    {
+      route: 'DELETE /api/admin/tags/:type/:value',
+      run: async () => {
+        const value = uniqueName('tag')
+        await post('/api/admin/tags', { value })
+        return t.app.inject({ method: 'DELETE', url: `/api/admin/tags/simple/${value}`, headers: auth() })
+      },
+      status: 200,
+      event: 'tag-deleted',
+      refuse: () => t.app.inject({ method: 'DELETE', url: '/api/admin/tags/x/value', headers: auth() }),
+    },
+    {
+      route: 'POST /api/admin/features/:featureName/tags',
+      run: async () => post(`/api/admin/features/${await feature('tagged')}/tags`, { value: 'tagged' }),
+      status: 201,
+      event: 'feature-tagged',
+      refuse: () => post('/api/admin/features/ghost/tags', { value: 'tagged' }),
+    },
+    {
+      route: 'PUT /api/admin/features/:featureName/tags',
+      run: async () => t.app.inject({ method: 'PUT', url: `/api/admin/features/${await feature('tagged')}/tags`, headers: auth(), payload: { addedTags: [{ value: 'tagged' }], removedTags: [] } }),
+      status: 200,
+      event: 'feature-tagged',
+      refuse: ({ feature }) => t.app.inject({ method: 'PUT', url: `/api/admin/features/${feature}/tags`, headers: auth(), payload: { addedTags: [{ value: 'x', type: 'nosuchtype' }], removedTags: [] } }),
+    },
+    {
+      route: 'DELETE /api/admin/features/:featureName/tags/:type/:value',
+      run: async () => {
+        const name = await feature('tagged')
+        await post(`/api/admin/features/${name}/tags`, { value: 'tagged' })
+        return t.app.inject({ method: 'DELETE', url: `/api/admin/features/${name}/tags/simple/tagged`, headers: auth() })
+      },
+      status: 200,
+      event: 'feature-untagged',
+      refuse: () => t.app.inject({ method: 'DELETE', url: '/api/admin/features/ghost/tags/simple/tagged', headers: auth() }),
+    },
+    {
+      route: 'PUT /api/admin/feature-types/:id/lifetime',
+      run: () => t.app.inject({ method: 'PUT', url: '/api/admin/feature-types/experiment/lifetime', headers: auth(), payload: { lifetimeDays: 1 + Math.floor(Math.random() * 1_000_000) } }),
+      status: 200,
+      event: 'feature-type-updated',
+      refuse: () => t.app.inject({ method: 'PUT', url: '/api/admin/feature-types/ghost/lifetime', headers: auth(), payload: { lifetimeDays: 1 } }),
+    },
+    {
+      route: 'POST /api/admin/features-batch/import',
+      run: () => post('/api/admin/features-batch/import', { project: 'default', environment: 'development', data: { features: [{ name: uniqueName('imported') }], featureStrategies: [] } }),
+      status: 200,
+      event: 'features-imported',
+      refuse: () => post('/api/admin/features-batch/import', { project: 'default', environment: 'development', data: { features: [{ name: uniqueName('imported') }], featureStrategies: [{ name: 'no-such-strategy', featureName: 'x' }] } }),
+    },
+    {
       route: 'POST /api/admin/user-admin',
       run: () => post('/api/admin/user-admin', { username: uniqueName('u'), rootRole: 'Viewer', password: PASSWORD }),
       status: 201,
@@ -533,6 +644,12 @@ describe('every write route records an event and moves the client version; a ref
     const usageOnly = [
       'POST /api/client/register',
       'POST /api/admin/segments/validate',
+      'POST /api/admin/context/validate',
+      'POST /api/admin/tag-types/validate',
+      'POST /api/admin/constraints/validate',
+      // An export and an import's validation only read.
+      'POST /api/admin/features-batch/export',
+      'POST /api/admin/features-batch/validate',
       // Evaluations only read; a browser SDK's registration is validated and not stored (as Unleash).
       'POST /api/frontend',
       'POST /api/frontend/client/register',

@@ -55,7 +55,9 @@ describe('frontend tokens', () => {
     expectProblem(await t.app.inject({ method: 'GET', url: '/api/frontend', headers: auth() }), 403, 'PermissionError')
     expectProblem(await t.app.inject({ method: 'GET', url: '/api/frontend' }), 401, 'AuthenticationRequired')
     expect((await post('/ofrep/v1/evaluate/flags', { context: {} }, { authorization: `Bearer ${frontendSecret}` })).statusCode).toBe(200)
-    expectProblem(await post('/ofrep/v1/evaluate/flags', { context: {} }, { authorization: clientToken }), 403, 'PermissionError')
+    // OFREP's refusals are the problem body as application/json (OFREP's media type).
+    const ofrepRefusal = await post('/ofrep/v1/evaluate/flags', { context: {} }, { authorization: clientToken })
+    expect([ofrepRefusal.statusCode, ofrepRefusal.headers['content-type'], json(ofrepRefusal).name]).toEqual([403, 'application/json; charset=utf-8', 'PermissionError'])
   })
 
   it('a frontend token needs its one environment, in environment; nothing stored after a refusal', async () => {

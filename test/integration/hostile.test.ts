@@ -132,7 +132,11 @@ describe('authentication is decided by the matched route, however the target is 
       const path = fill(route.url)
       const body = bodyFor(route.method, route.url)
       const plain = await rawRequest(port, { method: route.method, target: path, headers: auth(scoped), body })
-      if (route.method !== 'GET') expect([403, 404]).toContain(plain.status)
+      // Validating a constraint reads nothing of any project: any admin token may. The
+      // features-batch routes name their project and environment in the body: a body they
+      // refuse ('{}') is a 400 whatever the token (one naming another project is a 403).
+      const bodyScoped = ['/api/admin/constraints/validate', '/api/admin/features-batch/export', '/api/admin/features-batch/validate', '/api/admin/features-batch/import']
+      if (route.method !== 'GET' && !bodyScoped.includes(route.url)) expect([403, 404], `${route.method} ${route.url}`).toContain(plain.status)
       for (const target of disguises(path).slice(1)) {
         for (const method of [route.method, 'POST']) {
           const res = await rawRequest(port, {

@@ -202,7 +202,7 @@ describe('dependent flags', () => {
       [grandchild, child, /a parent cannot have parents/],
       [parent, child, /a parent cannot have parents/],
       [parent, grandchild, /a feature others depend on cannot depend on another/],
-      [child, 'ghost', /must exist in the child's project/],
+      [child, 'ghost', /names ghost, which is not a feature of project default/],
       [child, elsewhere, /must exist in the child's project/],
       [grandchild, archived, /archived/],
     ]

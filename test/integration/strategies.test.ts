@@ -241,7 +241,7 @@ describe('feature strategies', () => {
       [{ name: 'default', constraints: [{ contextName: 'a', operator: 'IN', values: [] }] }, '/body/constraints/0/values', /at least one value/],
       [{ name: 'default', constraints: [{ contextName: 'a', operator: 'NUM_GT', value: 'ten' }] }, '/body/constraints/0/value', /finite number/],
       [{ name: 'default', constraints: [{ contextName: 'a', operator: 'DATE_AFTER', value: '2024-13-01T00:00:00Z' }] }, '/body/constraints/0/value', /RFC 3339/],
-      [{ name: 'default', constraints: [{ contextName: 'a', operator: 'SEMVER_EQ', value: 'v1.0.0' }] }, '/body/constraints/0/value', /strict semantic version/],
+      [{ name: 'default', constraints: [{ contextName: 'a', operator: 'SEMVER_EQ', value: 'v1.0.0' }] }, '/body/constraints/0/value', /valid semver version/],
       [{ name: 'default', constraints: [{ contextName: 'a', operator: 'REGEX', value: '^(a)\\1$' }] }, '/body/constraints/0/value', /RE2/],
       [{ name: 'default', constraints: [{ contextName: 'a', operator: 'REGEX', value: 'a', inverted: true }] }, '/body/constraints/0/inverted', /cannot be inverted/],
       [{ name: 'default', constraints: [{ contextName: 'a', operator: 'IN_CIDR', values: ['300.1.1.1/8'] }] }, '/body/constraints/0/values/0', /CIDR/],

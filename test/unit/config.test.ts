@@ -15,6 +15,8 @@ describe('loadConfig', () => {
       initAdminApiTokens: [],
       dataDir: './data',
       bodyLimit: 1048576,
+      importBodyLimit: 33554432,
+      startupImport: undefined,
       maxPatchOperations: 1000,
       maxVariants: 1000,
       maxVariantsBytes: 1048576 + 64 * 1000,
