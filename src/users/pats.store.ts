@@ -3,7 +3,7 @@ import { isUniqueViolation } from '../db/errors.js'
 import type { DB, Queryable } from '../db/types.js'
 import { nameExists } from '../errors.js'
 import type { Person } from './roles.js'
-import { projectRolesOf, toPerson } from './users.store.js'
+import { personColumns, toPerson } from './users.store.js'
 
 export interface PersonalAccessToken {
   id: number
@@ -62,12 +62,7 @@ export async function findPatOwner (db: Queryable, secretHash: string, touchMs: 
     .selectFrom('personal_access_tokens')
     .innerJoin('users', 'users.id', 'personal_access_tokens.user_id')
     .select([
-      'users.id',
-      'users.username',
-      'users.email',
-      'users.name',
-      'users.root_role',
-      projectRolesOf,
+      ...personColumns,
       'personal_access_tokens.id as pat_id',
       sql<boolean>`personal_access_tokens.seen_at IS NULL OR personal_access_tokens.seen_at < now() - (${touchMs} * interval '1 millisecond')`.as('stale'),
     ])

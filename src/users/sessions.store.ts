@@ -2,7 +2,7 @@ import { hash } from 'node:crypto'
 import { sql, type Transaction } from 'kysely'
 import type { DB, Queryable } from '../db/types.js'
 import type { Person } from './roles.js'
-import { projectRolesOf, toPerson } from './users.store.js'
+import { personColumns, toPerson } from './users.store.js'
 
 /** Only a SHA-256 of a session id is stored. */
 export const sessionHash = (id: string) => hash('sha256', id, 'hex')
@@ -26,12 +26,7 @@ export async function findSession (db: Queryable, idHash: string, idleMs: number
     .selectFrom('sessions')
     .innerJoin('users', 'users.id', 'sessions.user_id')
     .select([
-      'users.id',
-      'users.username',
-      'users.email',
-      'users.name',
-      'users.root_role',
-      projectRolesOf,
+      ...personColumns,
       sql<boolean>`sessions.last_seen_at < now() - ${millis(touchMs)}`.as('stale'),
     ])
     .where('sessions.id_hash', '=', idHash)

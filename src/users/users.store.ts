@@ -43,12 +43,15 @@ const toUser = (row: UserRow): User => ({
 })
 
 /** The project roles of the users of `users.id`, as `{project: role}` (PostgreSQL builds it). */
-export const projectRolesOf = (eb: ExpressionBuilder<DB, 'users'>) =>
+const projectRolesOf = (eb: ExpressionBuilder<DB, 'users'>) =>
   eb
     .selectFrom('project_roles')
     .select(sql<Record<string, ProjectRoleName>>`coalesce(jsonb_object_agg(project_roles.project_id, project_roles.role), '{}'::jsonb)`.as('roles'))
     .whereRef('project_roles.user_id', '=', 'users.id')
     .as('project_roles')
+
+/** The columns toPerson reads, for a statement on `users` (alone or joined). */
+export const personColumns = ['users.id', 'users.username', 'users.email', 'users.name', 'users.root_role', projectRolesOf] as const
 
 export const toPerson = (row: { id: number; username: string | null; email: string | null; name: string | null; root_role: RootRoleName; project_roles: Record<string, ProjectRoleName> | null }): Person => ({
   id: row.id,
@@ -185,7 +188,7 @@ export async function anyUserExists (db: Queryable): Promise<boolean> {
 export async function personById (db: Queryable, id: number): Promise<Person | undefined> {
   const row = await db
     .selectFrom('users')
-    .select(['id', 'username', 'email', 'name', 'root_role', projectRolesOf])
+    .select(personColumns)
     .where('id', '=', id)
     .executeTakeFirst()
   return row && toPerson(row)
