@@ -29,13 +29,7 @@ export function murmur32 (key: string, seed: number): number {
       k = Math.imul(k, 0x1b873593)
       h ^= k
   }
-  h ^= length
-  h ^= h >>> 16
-  h = Math.imul(h, 0x85ebca6b)
-  h ^= h >>> 13
-  h = Math.imul(h, 0xc2b2ae35)
-  h ^= h >>> 16
-  return h >>> 0
+  return finish(h ^ length)
 }
 
 /** A rollout's bucket, 1–100: `groupId:id` hashed with seed 0. */
@@ -99,13 +93,7 @@ export function murmurAfter (p: Prefix, rest: string): number {
     k = Math.imul(k, 0x1b873593)
     h ^= k
   }
-  h ^= p.length + length
-  h ^= h >>> 16
-  h = Math.imul(h, 0x85ebca6b)
-  h ^= h >>> 13
-  h = Math.imul(h, 0xc2b2ae35)
-  h ^= h >>> 16
-  return h >>> 0
+  return finish(h ^ (p.length + length))
 }
 
 /** A rollout's bucket for a fixed group: 1–100. */
@@ -116,3 +104,13 @@ export const rolloutGroup = (groupId: string) => prefixOf(`${groupId}:`, 0)
 
 /** The prefix of a variant group (`groupId:`, the variant seed). */
 export const variantGroup = (groupId: string) => prefixOf(`${groupId}:`, VARIANT_SEED)
+
+/** MurmurHash3's final mix (fmix32), as an unsigned 32-bit number. */
+function finish (h: number): number {
+  h ^= h >>> 16
+  h = Math.imul(h, 0x85ebca6b)
+  h ^= h >>> 13
+  h = Math.imul(h, 0xc2b2ae35)
+  h ^= h >>> 16
+  return h >>> 0
+}
