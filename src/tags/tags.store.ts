@@ -101,6 +101,28 @@ export async function tagsOfFeatures (db: Queryable, features: readonly string[]
     .execute()
 }
 
+/** The tags of the features of a project that are not archived, by feature name, in the order they were added. */
+export async function tagsOfProject (db: Queryable, project: string): Promise<Map<string, Tag[]>> {
+  const rows = await db
+    .selectFrom('feature_tags')
+    .innerJoin('features', 'features.name', 'feature_tags.feature_name')
+    .select(['feature_tags.feature_name', 'feature_tags.tag_type', 'feature_tags.tag_value'])
+    .where('features.project_id', '=', project)
+    .where('features.archived_at', 'is', null)
+    .orderBy('feature_tags.feature_name')
+    .orderBy('feature_tags.created_at')
+    .orderBy('feature_tags.tag_type')
+    .orderBy('feature_tags.tag_value')
+    .execute()
+  const tags = new Map<string, Tag[]>()
+  for (const r of rows) {
+    const list = tags.get(r.feature_name) ?? []
+    list.push({ value: r.tag_value, type: r.tag_type })
+    tags.set(r.feature_name, list)
+  }
+  return tags
+}
+
 /** The features carrying a tag of this value (any type), by name. */
 export async function featuresTagged (db: Queryable, value: string): Promise<string[]> {
   const rows = await db.selectFrom('feature_tags').select('feature_name').distinct().where('tag_value', '=', value).orderBy('feature_name').execute()

@@ -353,6 +353,49 @@ describe('a flag, on desktop', () => {
     await opened.context.close()
   })
 
+  it('tags a flag: the tag shows on its page and in the flag list, the Tag filter finds it, and "Remove tag" takes it off', async () => {
+    const name = await createFeature(server.t.app)
+    const type = uniqueName('release')
+    expect((await api('POST', '/api/admin/tag-types', { name: type, description: 'Release train' })).status).toBe(201)
+    const tags = async () => (await api('GET', `/api/admin/features/${name}/tags`)).body.tags
+    const opened = await openPage(browser, server, { as: { role: 'Admin' } })
+    const { page } = opened
+    await page.goto(flagUrl(name))
+    const section = page.getByRole('region', { name: 'Tags' })
+    await section.getByText('No tags.').waitFor()
+    await section.getByLabel('Tag type').selectOption(type)
+    await section.getByLabel('Tag value').fill('q4')
+    await expectAccessible(page, 'tags of a flag')
+    await section.getByRole('button', { name: 'Add tag' }).click()
+    await section.getByText(`${type}:q4`, { exact: true }).waitFor()
+    expect(await tags()).toEqual([{ type, value: 'q4' }])
+    await page.getByRole('status').filter({ hasText: `Tagged ${type}:q4` }).waitFor()
+    // An empty value is refused by the form before it reaches the API; a one-letter one by the API, at its field.
+    await section.getByLabel('Tag value').fill('x')
+    await section.getByLabel('Tag value').evaluate((el) => el.removeAttribute('minlength'))
+    opened.allow(400, `/api/admin/features/${name}/tags`)
+    await section.getByRole('button', { name: 'Add tag' }).click()
+    await expect.poll(() => section.getByLabel('Tag value').getAttribute('aria-invalid')).toBe('true')
+    expect(await tags()).toEqual([{ type, value: 'q4' }])
+
+    // The flag list shows the tag in the flag's row, and its Tag filter finds the flag.
+    await page.getByRole('link', { name: 'default', exact: true }).click()
+    await page.getByRole('heading', { level: 1, name: 'Flags' }).waitFor()
+    await page.getByLabel('Tag', { exact: true }).selectOption(`${type}:q4`)
+    const rows = page.getByRole('list', { name: 'Flags' }).getByRole('listitem')
+    await expect.poll(() => rows.count()).toBe(1)
+    await rows.first().getByText(`${type}:q4`).waitFor()
+    expect(new URL(page.url()).searchParams.get('tag')).toBe(`${type}:q4`)
+    await expectAccessible(page, 'flag list filtered by tag')
+    await rows.first().getByRole('link', { name, exact: true }).click()
+
+    await page.getByRole('button', { name: `Remove tag ${type}:q4` }).click()
+    await section.getByText('No tags.').waitFor()
+    expect(await tags()).toEqual([])
+    expectClean(opened)
+    await opened.context.close()
+  })
+
   it('gives a strategy a segment and strategy variants', async () => {
     const name = await createFeature(server.t.app)
     const segment = uniqueName('vip')

@@ -14,6 +14,7 @@ import { FlagVariants } from './flag-variants'
 import { FLAG_TYPES, STAGE_LABELS } from './flags'
 import { Lifecycle } from './lifecycle'
 import { StrategyDialog, strategyLabel } from './strategy'
+import { Tags } from './tags'
 
 const TABS = [
   { id: 'overview', label: 'Overview', path: '' },
@@ -161,6 +162,7 @@ function Overview ({ feature }: { feature: FeatureDetails }) {
         </div>
       </section>
       <Dependencies feature={feature} />
+      <Tags feature={feature} />
     </>
   )
 }

@@ -213,6 +213,7 @@ const FlagRows = memo(function FlagRows ({ project, flags }: { project: string; 
             <div className='flag-row-facts'>
               <span className='badge'>{FLAG_TYPES.find((t) => t.value === flag.type)?.label ?? flag.type}</span>
               {flag.lifecycle && <span className={`badge stage-${flag.lifecycle.stage}`}>{STAGE_LABELS[flag.lifecycle.stage]}</span>}
+              {flag.tags?.map((t) => <span key={tagKey(t)} className='badge tag'>{tagKey(t)}</span>)}
               {flag.environments?.map((e) => (
                 <span key={e.name} className={`env-state ${e.enabled ? 'on' : 'off'}`}>
                   {e.name}: {e.enabled ? 'on' : 'off'}
