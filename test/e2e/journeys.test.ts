@@ -2,6 +2,9 @@
  * The journeys of the people who flip flags, in a real browser, each checked against what the
  * API then stores, with axe-core on every screen they pass and at phone and desktop widths.
  */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { auth, createFeature, json, uniqueName } from '../helpers/app.js'
@@ -20,7 +23,7 @@ afterAll(async () => {
   await server?.close()
 })
 
-const api = async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: unknown) => {
+const api = async (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown) => {
   const res = await server.t.app.inject({ method, url, headers: auth(), ...(payload === undefined ? {} : { payload: payload as object }) })
   return { status: res.statusCode, body: res.body === '' ? undefined : json(res) }
 }
@@ -481,6 +484,119 @@ describe('a flag, on desktop', () => {
     }
     expect(new Set(Object.values(titles)).size).toBe(Object.keys(titles).length)
     opened.trouble.failed = opened.trouble.failed.filter((f) => !f.endsWith('/no-such-screen/x → 404'))
+    expectClean(opened)
+    await opened.context.close()
+  })
+})
+
+describe('import and export', () => {
+  let dir: string
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ui-import-'))
+  })
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  /** A project with development, and flags in it: one switched on with a 40% rollout and a tag. */
+  const projectWithFlags = async (prefix: string, flags: string[]) => {
+    const project = uniqueName(prefix)
+    expect((await api('POST', '/api/admin/projects', { id: project, name: project })).status).toBe(201)
+    expect((await api('POST', `/api/admin/projects/${project}/environments`, { environment: 'development' })).status).toBe(200)
+    for (const name of flags) {
+      await createFeature(server.t.app, project, name)
+      const base = `/api/admin/projects/${project}/features/${name}/environments/development`
+      expect((await api('POST', `${base}/strategies`, { name: 'flexibleRollout', parameters: { rollout: '40', stickiness: 'default', groupId: name } })).status).toBe(200)
+      expect((await api('POST', `${base}/on`)).status).toBe(200)
+      expect((await api('POST', `/api/admin/features/${name}/tags`, { type: 'simple', value: 'moved' })).status).toBe(201)
+    }
+    return project
+  }
+
+  it('uploads an export: validate\'s errors block the import, its warnings do not, and the imported flags are in the project', async () => {
+    const [moving, existing] = [uniqueName('moving'), uniqueName('existing')]
+    const source = await projectWithFlags('src', [moving])
+    const target = await projectWithFlags('dst', [existing])
+    const exported = await api('POST', '/api/admin/features-batch/export', { features: [moving], environment: 'development' })
+    expect(exported.status).toBe(200)
+    // As it is, the file names a flag of another project: an error.
+    const clash = join(dir, 'clash.json')
+    await writeFile(clash, JSON.stringify(exported.body))
+    // The same flag renamed, beside the target's own flag: importable, with a warning that it is overwritten.
+    const fresh = uniqueName('fresh')
+    const good = JSON.parse(JSON.stringify(exported.body).replaceAll(`"${moving}"`, `"${fresh}"`))
+    good.features.push({ ...good.features[0], name: existing, description: 'Overwritten by the import' })
+    good.featureEnvironments.push({ ...good.featureEnvironments[0], name: existing, featureName: existing })
+    const goodFile = join(dir, 'good.json')
+    await writeFile(goodFile, JSON.stringify(good))
+
+    const opened = await openPage(browser, server, { as: { role: 'Admin' } })
+    const { page } = opened
+    await page.goto(`${server.origin}/import-export`)
+    await page.getByRole('heading', { level: 1, name: 'Import and export' }).waitFor()
+    const section = page.getByRole('region', { name: 'Import' })
+    await section.getByLabel('Into project').selectOption(target)
+    await section.getByLabel('Export file').setInputFiles(clash)
+    await section.getByRole('button', { name: 'Validate' }).click()
+    const result = page.getByRole('region', { name: 'Validation result' })
+    await result.getByText(`You cannot import a features that already exist in other projects. You already have the following features defined outside of project ${target}: ${moving}`).waitFor()
+    expect(await result.getByRole('button', { name: 'Import' }).isDisabled()).toBe(true)
+    await expectAccessible(page, 'import with errors')
+
+    await section.getByLabel('Export file').setInputFiles(goodFile)
+    await section.getByRole('button', { name: 'Validate' }).click()
+    await result.getByText('The file can be imported.').waitFor()
+    await result.getByText(`The following features already exist in this project and will be overwritten: ${existing}`).waitFor()
+    await expectAccessible(page, 'import with warnings')
+    await result.getByRole('button', { name: 'Import' }).click()
+    await result.getByText(`The flags are in ${target}, in development.`).waitFor()
+
+    // The API is the truth: both flags are in the target, on in development; the tags are the file's
+    // (it tags the renamed flag, and not the overwritten one, whose tag is gone).
+    const list = (await api('GET', `/api/admin/projects/${target}/features`)).body.features
+    expect(list.map((f: any) => f.name).sort()).toEqual([existing, fresh].sort())
+    for (const f of list) expect(f.environments).toEqual([{ name: 'development', enabled: true }])
+    expect(list.find((f: any) => f.name === fresh).tags).toEqual([{ type: 'simple', value: 'moved' }])
+    expect(list.find((f: any) => f.name === existing).tags).toEqual([])
+    expect(list.find((f: any) => f.name === existing).description).toBe('Overwritten by the import')
+    const strategies = (await api('GET', `/api/admin/projects/${target}/features/${fresh}`)).body.environments[0].strategies
+    expect(strategies).toEqual([expect.objectContaining({ name: 'flexibleRollout', parameters: { rollout: '40', stickiness: 'default', groupId: fresh } })])
+    // The source project kept its flag.
+    expect((await api('GET', `/api/admin/projects/${source}/features`)).body.features.map((f: any) => f.name)).toEqual([moving])
+    expectClean(opened)
+    await opened.context.close()
+  })
+
+  it('downloads an export: the file parses and holds the project\'s flags', async () => {
+    const flag = uniqueName('exported')
+    const project = await projectWithFlags('exp', [flag])
+    const opened = await openPage(browser, server, { as: { role: 'Admin' } })
+    const { page } = opened
+    await page.goto(`${server.origin}/import-export`)
+    const section = page.getByRole('region', { name: 'Export' })
+    await section.getByLabel('Project').selectOption(project)
+    await section.getByLabel('Environment').selectOption('development')
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      section.getByRole('button', { name: 'Download the export' }).click(),
+    ])
+    expect(download.suggestedFilename()).toBe(`export-${project}-development.json`)
+    const file = JSON.parse(await readFile(await download.path(), 'utf8'))
+    expect(file.features.map((f: any) => f.name)).toEqual([flag])
+    expect(file.featureEnvironments).toEqual([expect.objectContaining({ featureName: flag, enabled: true })])
+    expect(file.featureTags).toEqual([{ featureName: flag, tagType: 'simple', tagValue: 'moved' }])
+    await page.getByRole('status').filter({ hasText: `Exported 1 flag of ${project} in development` }).waitFor()
+    await expectAccessible(page, 'export')
+    // A project without flags exports none (not every flag of every project).
+    const empty = uniqueName('empty')
+    expect((await api('POST', '/api/admin/projects', { id: empty, name: empty })).status).toBe(201)
+    await page.reload()
+    await section.getByLabel('Project').selectOption(empty)
+    const [nothing] = await Promise.all([
+      page.waitForEvent('download'),
+      section.getByRole('button', { name: 'Download the export' }).click(),
+    ])
+    expect(JSON.parse(await readFile(await nothing.path(), 'utf8')).features).toEqual([])
     expectClean(opened)
     await opened.context.close()
   })
