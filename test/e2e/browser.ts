@@ -85,9 +85,7 @@ export async function openPage (browser: Browser, server: Server, options: { vie
     if (login.status() !== 200) throw new Error(`login refused: ${login.status()} ${await login.text()}`)
   }
   const trouble: Trouble = { console: [], failed: [], errors: [], offsite: [] }
-  // Until the context API lands on the server (the move-in-out issue), the UI offers the
-  // built-in context fields alone and its 404 is expected.
-  const allowed: { status: number; path: string }[] = [{ status: 404, path: '/api/admin/context' }]
+  const allowed: { status: number; path: string }[] = []
   // Nothing may leave the machine: any request to another origin is refused and noted.
   await context.route((url) => url.origin !== server.origin, (route) => {
     trouble.offsite.push(route.request().url())

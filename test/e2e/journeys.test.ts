@@ -464,12 +464,12 @@ describe('a flag, on desktop', () => {
     await opened.context.close()
   })
 
-  it('loads a flag\'s own address on refresh, and every screen has a language and a title of its own', async () => {
+  it('loads a flag\'s own address on refresh, and every screen has a language and a title of its own, passes axe and makes no failing request', async () => {
     const name = await createFeature(server.t.app)
     const opened = await openPage(browser, server, { as: { role: 'Admin' } })
     const { page } = opened
     const titles: Record<string, string> = {}
-    for (const path of [`/projects/default/features/${name}`, `/projects/default/features/${name}/variants`, `/projects/default/features/${name}/history`, '/projects', '/projects/default', '/history', '/no-such-screen/x']) {
+    for (const path of [`/projects/default/features/${name}`, `/projects/default/features/${name}/variants`, `/projects/default/features/${name}/history`, '/projects', '/projects/default', '/history', '/segments', '/context', '/strategies', '/import-export', '/api-tokens', '/webhooks', '/users', '/profile', '/no-such-screen/x']) {
       const res = await page.goto(`${server.origin}${path}`)
       if (path === '/no-such-screen/x') {
         expect(res?.status()).toBe(404)
@@ -481,6 +481,9 @@ describe('a flag, on desktop', () => {
       expect(await page.locator('html').getAttribute('lang')).toBe('en')
       await expect.poll(() => page.title()).not.toBe('Feature flags')
       titles[path] = await page.title()
+      // Every read the screen starts has answered (a failing one is in `trouble`) before axe looks.
+      await page.waitForLoadState('networkidle')
+      await expectAccessible(page, path)
     }
     expect(new Set(Object.values(titles)).size).toBe(Object.keys(titles).length)
     opened.trouble.failed = opened.trouble.failed.filter((f) => !f.endsWith('/no-such-screen/x → 404'))
