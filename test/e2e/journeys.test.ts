@@ -65,6 +65,37 @@ describe('signing in and out', () => {
   })
 })
 
+describe('signed out', () => {
+  it('Sign out in the user menu lands on /signed-out, which offers "Sign in again"; the old session cookie no longer works', async () => {
+    const opened = await openPage(browser, server, { as: { role: 'Editor' } })
+    const { page } = opened
+    await page.goto(`${server.origin}/projects`)
+    await page.getByRole('heading', { level: 1, name: 'Projects' }).waitFor()
+    const session = (await opened.context.cookies()).find((c) => c.name === 'unleash-session')
+    expect(session?.value).toBeTruthy()
+    const asCookie = async () => (await server.t.app.inject({ method: 'GET', url: '/api/admin/user', headers: { cookie: `unleash-session=${session!.value}` } })).statusCode
+    expect(await asCookie()).toBe(200)
+
+    // The user menu: its summary names the person and role.
+    await page.locator('summary', { hasText: 'Editor' }).click()
+    await page.getByRole('button', { name: 'Sign out' }).click()
+    await page.getByRole('heading', { level: 1, name: 'You are signed out' }).waitFor()
+    expect(new URL(page.url()).pathname).toBe('/signed-out')
+    await expect.poll(() => page.title()).toBe('Signed out · Feature flags')
+    await expectAccessible(page, 'signed out')
+    // The browser dropped the cookie, and the session it named is over on the server too.
+    expect((await opened.context.cookies()).some((c) => c.name === 'unleash-session' && c.value !== '')).toBe(false)
+    expect(await asCookie()).toBe(401)
+
+    // "Sign in again" leads to the sign-in form (asking who is there is a 401 now, as it should be).
+    opened.allow(401, '/api/admin/user')
+    await page.getByRole('link', { name: 'Sign in again' }).click()
+    await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor()
+    expectClean(opened)
+    await opened.context.close()
+  })
+})
+
 describe.each([
   ['desktop', DESKTOP],
   ['a 360 px phone', PHONE],
