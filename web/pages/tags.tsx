@@ -37,7 +37,7 @@ export function Tags ({ feature }: { feature: FeatureDetails }) {
         <ul className='tags' aria-label={`Tags of ${feature.name}`}>
           {tags.data.map((t) => (
             <li key={tagLabel(t)}>
-              <span className='badge'>{tagLabel(t)}</span>
+              <span className='badge tag'>{tagLabel(t)}</span>
               {canChange && (
                 <button type='button' className='secondary outline small' onClick={() => remove.mutate(t)} disabled={remove.isPending}>
                   Remove<span className='visually-hidden'> tag {tagLabel(t)}</span>
