@@ -3,6 +3,7 @@ import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.js'
 import type { DB, Queryable } from '../db/types.js'
 import { badData, nameExists } from '../errors.js'
 import type { Tag, TagType } from './tags.schemas.js'
+import { groupBy } from '../db/rows.js'
 
 const typeColumns = ['name', 'description', 'icon', 'color'] as const
 
@@ -114,13 +115,7 @@ export async function tagsOfProject (db: Queryable, project: string): Promise<Ma
     .orderBy('feature_tags.tag_type')
     .orderBy('feature_tags.tag_value')
     .execute()
-  const tags = new Map<string, Tag[]>()
-  for (const r of rows) {
-    const list = tags.get(r.feature_name) ?? []
-    list.push({ value: r.tag_value, type: r.tag_type })
-    tags.set(r.feature_name, list)
-  }
-  return tags
+  return groupBy(rows, (r) => r.feature_name, (r): Tag => ({ value: r.tag_value, type: r.tag_type }))
 }
 
 /** The features carrying a tag of this value (any type), by name. */
