@@ -1,6 +1,6 @@
 // Small accessible building blocks over native elements (labelled inputs, switches, dialogs,
 // alerts): the browser's own controls carry the keyboard and screen-reader behaviour.
-import { type ReactNode, useEffect, useId, useRef, useState } from 'react'
+import { type FormEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react'
 import { ApiProblem, messageOf } from '../api'
 
 /** Sets the page's title (every screen has its own). */
@@ -151,6 +151,37 @@ export const errorsAt = (error: unknown, field: string) => (error instanceof Api
 
 export function Loading ({ what = 'Loading' }: { what?: string }) {
   return <p aria-busy='true'>{what}…</p>
+}
+
+/** While a read is under way, says so; when it failed, says why. Nothing once it has answered. */
+export function QueryStatus ({ query, what }: { query: { isPending: boolean; error: unknown }; what: string }) {
+  if (query.error) return <ErrorAlert error={query.error} />
+  return query.isPending ? <Loading what={what} /> : null
+}
+
+/** A form's submit handler: the page stays, the work runs. */
+export const submitting = (work: () => void) => (e: FormEvent) => {
+  e.preventDefault()
+  work()
+}
+
+/** The end of a dialog's form: Cancel, and the button that submits it (busy while it runs). */
+export function FormButtons ({ onCancel, label, busy, disabled = false }: { onCancel: () => void; label: string; busy: boolean; disabled?: boolean }) {
+  return (
+    <footer>
+      <button type='button' className='secondary' onClick={onCancel}>Cancel</button>
+      <button type='submit' disabled={disabled || undefined} aria-busy={busy || undefined}>{label}</button>
+    </footer>
+  )
+}
+
+/** A small button in a row of a list or table; `what` completes its name for a screen reader ("Edit beta-testers"). */
+export function RowButton ({ children, what, onClick, disabled }: { children: ReactNode; what: string; onClick: () => void; disabled?: boolean }) {
+  return (
+    <button type='button' className='secondary outline small' onClick={onClick} disabled={disabled}>
+      {children}<span className='visually-hidden'> {what}</span>
+    </button>
+  )
 }
 
 /** A modal dialog: the browser's <dialog> keeps focus inside it and closes on Escape. */

@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { type FormEvent, useState } from 'react'
+import { useState } from 'react'
 import { del, get, post, put, seg } from '../api'
 import { useAnnounce } from '../announce'
-import { Check, Confirm, Dialog, ErrorAlert, errorsAt, Loading, PageHeading, TextArea, TextField, useTitle } from '../components/ui'
+import { Check, Confirm, Dialog, ErrorAlert, errorsAt, FormButtons, PageHeading, QueryStatus, RowButton, submitting, TextArea, TextField, useTitle } from '../components/ui'
 import { useSession } from '../session'
 import type { ContextField } from '../types'
 
@@ -31,8 +31,7 @@ export function ContextFields () {
     <>
       <PageHeading actions={canChange && <button type='button' onClick={() => setEditing('new')}>New context field</button>}>Context fields</PageHeading>
       <p className='muted'>What constraints can ask about a user or a request. SDKs fill in userId, sessionId, remoteAddress, appName, environment and currentTime; your application sends the others.</p>
-      {fields.isPending && <Loading what='Loading context fields' />}
-      {fields.isError && <ErrorAlert error={fields.error} />}
+      <QueryStatus query={fields} what='Loading context fields' />
       {fields.data && (
         <div className='table-scroll'>
           <table>
@@ -47,8 +46,8 @@ export function ContextFields () {
                   {canChange && (
                     <td>
                       <div className='row'>
-                        <button type='button' className='secondary outline small' onClick={() => setEditing(f)}>Edit<span className='visually-hidden'> {f.name}</span></button>
-                        <button type='button' className='secondary outline small' onClick={() => setRemoving(f)}>Delete<span className='visually-hidden'> {f.name}</span></button>
+                        <RowButton onClick={() => setEditing(f)} what={f.name}>Edit</RowButton>
+                        <RowButton onClick={() => setRemoving(f)} what={f.name}>Delete</RowButton>
                       </div>
                     </td>
                   )}
@@ -93,10 +92,7 @@ function ContextDialog ({ field, onClose }: { field: Listed | null; onClose: () 
       onClose()
     },
   })
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    save.mutate()
-  }
+  const submit = submitting(() => save.mutate())
   return (
     <Dialog title={field ? `Edit context field ${field.name}` : 'New context field'} open onClose={onClose}>
       <form onSubmit={submit}>
@@ -105,10 +101,7 @@ function ContextDialog ({ field, onClose }: { field: Listed | null; onClose: () 
         <TextArea label='Legal values' value={values} onChange={setValues} rows={4} hint='One value per line; empty: any value' errors={errorsAt(save.error, '/legalValues')} />
         <Check label='Can be used for stickiness' checked={stickiness} onChange={setStickiness} />
         <ErrorAlert error={save.error} shownAt={['/name', '/description', '/legalValues']} />
-        <footer>
-          <button type='button' className='secondary' onClick={onClose}>Cancel</button>
-          <button type='submit' aria-busy={save.isPending || undefined}>Save</button>
-        </footer>
+        <FormButtons onCancel={onClose} label='Save' busy={save.isPending} />
       </form>
     </Dialog>
   )

@@ -1,10 +1,10 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { type FormEvent, useState } from 'react'
+import { useState } from 'react'
 import { Link } from 'wouter'
 import { del, post, put, seg } from '../api'
 import { useAnnounce } from '../announce'
 import { describeConstraint } from '../components/constraints'
-import { Check, Confirm, Dialog, ErrorAlert, errorsAt, Loading, PageHeading, SelectField, TextArea, useTitle } from '../components/ui'
+import { Check, Confirm, Dialog, ErrorAlert, errorsAt, FormButtons, Loading, PageHeading, SelectField, submitting, TextArea, useTitle } from '../components/ui'
 import { keys, useDefinitions, useFeature, useSegments } from '../queries'
 import { useSession } from '../session'
 import type { FeatureDetails, FeatureEnvironment, Strategy } from '../types'
@@ -130,10 +130,7 @@ function SettingsDialog ({ feature, onClose, onSaved }: { feature: FeatureDetail
       onClose()
     },
   })
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    save.mutate()
-  }
+  const submit = submitting(() => save.mutate())
   return (
     <Dialog title={`Settings of ${feature.name}`} open onClose={onClose}>
       <form onSubmit={submit}>
@@ -141,10 +138,7 @@ function SettingsDialog ({ feature, onClose, onSaved }: { feature: FeatureDetail
         <SelectField label='Type' value={type} onChange={setType} options={FLAG_TYPES.some((t) => t.value === type) ? FLAG_TYPES : [...FLAG_TYPES, { value: type, label: type }]} errors={errorsAt(save.error, '/type')} />
         <Check label='Impression data' hint='SDKs emit an impression event each time they evaluate the flag' checked={impressionData} onChange={setImpressionData} />
         <ErrorAlert error={save.error} shownAt={['/description', '/type']} />
-        <footer>
-          <button type='button' className='secondary' onClick={onClose}>Cancel</button>
-          <button type='submit' aria-busy={save.isPending || undefined}>Save</button>
-        </footer>
+        <FormButtons onCancel={onClose} label='Save' busy={save.isPending} />
       </form>
     </Dialog>
   )

@@ -1,8 +1,8 @@
 import { useMutation } from '@tanstack/react-query'
-import { type FormEvent, useId, useState } from 'react'
+import { useId, useState } from 'react'
 import { post } from '../api'
 import { useAnnounce } from '../announce'
-import { ErrorAlert, PageHeading, SelectField, useTitle } from '../components/ui'
+import { ErrorAlert, PageHeading, SelectField, submitting, useTitle } from '../components/ui'
 import { useEnvironments, useProjects } from '../queries'
 
 interface Finding { message: string; affectedItems: string[] }
@@ -45,10 +45,7 @@ function Export () {
       announce(`Exported ${count} ${count === 1 ? 'flag' : 'flags'} of ${project} in ${environment}`)
     },
   })
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    run.mutate()
-  }
+  const submit = submitting(() => run.mutate())
   return (
     <section aria-labelledby='export-heading' className='card'>
       <h2 id='export-heading'>Export</h2>
@@ -101,7 +98,7 @@ function Import () {
   return (
     <section aria-labelledby='import-heading' className='card'>
       <h2 id='import-heading'>Import</h2>
-      <form onSubmit={(e) => { e.preventDefault(); validate.mutate() }}>
+      <form onSubmit={submitting(() => validate.mutate())}>
         <div className='grid-2'>
           <SelectField label='Into project' value={project} onChange={(v) => { setProject(v); validate.reset() }} options={(projects.data ?? []).map((p) => ({ value: p.id, label: p.name }))} />
           <SelectField label='Into environment' value={environment} onChange={(v) => { setEnvironment(v); validate.reset() }} options={(environments.data ?? []).map((e) => ({ value: e.name, label: e.name }))} />

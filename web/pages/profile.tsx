@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { type FormEvent, useState } from 'react'
+import { useState } from 'react'
 import { del, get, post } from '../api'
 import { useAnnounce } from '../announce'
-import { Confirm, Dialog, ErrorAlert, errorsAt, Loading, PageHeading, SecretOnce, TextField, Time, useTitle } from '../components/ui'
+import { Confirm, Dialog, ErrorAlert, errorsAt, FormButtons, PageHeading, QueryStatus, RowButton, SecretOnce, submitting, TextField, Time, useTitle } from '../components/ui'
 import { useSession } from '../session'
 import type { PersonalAccessToken } from '../types'
 
@@ -39,8 +39,7 @@ function AccessTokens () {
     <section aria-labelledby='pat-heading'>
       <h2 id='pat-heading'>Personal access tokens</h2>
       <p className='muted'>For scripts that act as you, with your role. The secret is shown once.</p>
-      {tokens.isPending && <Loading what='Loading tokens' />}
-      {tokens.isError && <ErrorAlert error={tokens.error} />}
+      <QueryStatus query={tokens} what='Loading tokens' />
       {tokens.data?.length === 0 && <p>No personal access tokens.</p>}
       {tokens.data && tokens.data.length > 0 && (
         <div className='table-scroll'>
@@ -52,7 +51,7 @@ function AccessTokens () {
                   <th scope='row'>{t.description}</th>
                   <td><Time value={t.expiresAt} /></td>
                   <td><Time value={t.seenAt} /></td>
-                  <td><button type='button' className='secondary outline small' onClick={() => setRemoving(t)}>Delete<span className='visually-hidden'> {t.description}</span></button></td>
+                  <td><RowButton onClick={() => setRemoving(t)} what={t.description}>Delete</RowButton></td>
                 </tr>
               ))}
             </tbody>
@@ -82,10 +81,7 @@ function NewAccessToken ({ onClose }: { onClose: () => void }) {
       announce('Personal access token created')
     },
   })
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    create.mutate()
-  }
+  const submit = submitting(() => create.mutate())
   return (
     <Dialog title='New personal access token' open onClose={onClose}>
       {create.data?.secret
@@ -100,10 +96,7 @@ function NewAccessToken ({ onClose }: { onClose: () => void }) {
             <TextField label='Description' value={description} onChange={setDescription} required hint='What the token is for' errors={errorsAt(create.error, '/description')} />
             <TextField label='Expires on' type='date' value={expires} min={inDays(1)} onChange={setExpires} required errors={errorsAt(create.error, '/expiresAt')} />
             <ErrorAlert error={create.error} shownAt={['/description', '/expiresAt']} />
-            <footer>
-              <button type='button' className='secondary' onClick={onClose}>Cancel</button>
-              <button type='submit' aria-busy={create.isPending || undefined}>Create</button>
-            </footer>
+            <FormButtons onCancel={onClose} label='Create' busy={create.isPending} />
           </form>
           )}
     </Dialog>
@@ -125,10 +118,7 @@ function ChangePassword () {
     },
   })
   const mismatch = confirmPassword !== '' && confirmPassword !== password
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    if (!mismatch) change.mutate()
-  }
+  const submit = submitting(() => !mismatch && change.mutate())
   return (
     <section aria-labelledby='password-heading'>
       <h2 id='password-heading'>Change password</h2>

@@ -1,9 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { type FormEvent, useState } from 'react'
+import { useState } from 'react'
 import { del, get, post, put } from '../api'
 import { useAnnounce } from '../announce'
 import { type ConstraintDraft, ConstraintsEditor, describeConstraint, fromDraft, toDraft } from '../components/constraints'
-import { Confirm, Dialog, ErrorAlert, errorsAt, Loading, PageHeading, SelectField, TextArea, TextField, useTitle } from '../components/ui'
+import { Confirm, Dialog, ErrorAlert, errorsAt, FormButtons, Loading, PageHeading, QueryStatus, RowButton, SelectField, submitting, TextArea, TextField, useTitle } from '../components/ui'
 import { keys, useProjects, useSegments } from '../queries'
 import { useSession } from '../session'
 import type { Segment } from '../types'
@@ -29,8 +29,7 @@ export function Segments () {
     <>
       <PageHeading actions={canChange && <button type='button' onClick={() => setEditing('new')}>New segment</button>}>Segments</PageHeading>
       <p className='muted'>A segment is a named set of constraints that strategies of many flags can share: change it once, every strategy using it follows.</p>
-      {segments.isPending && <Loading what='Loading segments' />}
-      {segments.isError && <ErrorAlert error={segments.error} />}
+      <QueryStatus query={segments} what='Loading segments' />
       {segments.data?.length === 0 && <p>No segments yet.</p>}
       {segments.data && segments.data.length > 0 && (
         <div className='table-scroll'>
@@ -45,8 +44,8 @@ export function Segments () {
                   {canChange && (
                     <td>
                       <div className='row'>
-                        <button type='button' className='secondary outline small' onClick={() => setEditing(s)}>Edit<span className='visually-hidden'> {s.name}</span></button>
-                        <button type='button' className='secondary outline small' onClick={() => setRemoving(s)}>Delete<span className='visually-hidden'> {s.name}</span></button>
+                        <RowButton onClick={() => setEditing(s)} what={s.name}>Edit</RowButton>
+                        <RowButton onClick={() => setRemoving(s)} what={s.name}>Delete</RowButton>
                       </div>
                     </td>
                   )}
@@ -108,10 +107,7 @@ function SegmentDialog ({ segment, onClose }: { segment: Segment | null; onClose
       onClose()
     },
   })
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    save.mutate()
-  }
+  const submit = submitting(() => save.mutate())
   const nested = constraints.map((_, i) => `/constraints/${i}`)
   return (
     <Dialog title={segment ? `Edit segment ${segment.name}` : 'New segment'} open onClose={onClose} wide>
@@ -128,10 +124,7 @@ function SegmentDialog ({ segment, onClose }: { segment: Segment | null; onClose
         />
         <ConstraintsEditor drafts={constraints} onChange={setConstraints} error={save.error} />
         <ErrorAlert error={save.error} shownAt={['/name', '/description', '/project', ...nested]} />
-        <footer>
-          <button type='button' className='secondary' onClick={onClose}>Cancel</button>
-          <button type='submit' aria-busy={save.isPending || undefined}>Save</button>
-        </footer>
+        <FormButtons onCancel={onClose} label='Save' busy={save.isPending} />
       </form>
     </Dialog>
   )

@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { type FormEvent, useState } from 'react'
+import { useState } from 'react'
 import { del, get, post, seg } from '../api'
 import { useAnnounce } from '../announce'
-import { ErrorAlert, errorsAt, SelectField, TextField } from '../components/ui'
+import { ErrorAlert, errorsAt, RowButton, SelectField, submitting, TextField } from '../components/ui'
 import { keys } from '../queries'
 import { useSession } from '../session'
 import type { FeatureDetails, Tag, TagType } from '../types'
@@ -39,9 +39,7 @@ export function Tags ({ feature }: { feature: FeatureDetails }) {
             <li key={tagLabel(t)}>
               <span className='badge tag'>{tagLabel(t)}</span>
               {canChange && (
-                <button type='button' className='secondary outline small' onClick={() => remove.mutate(t)} disabled={remove.isPending}>
-                  Remove<span className='visually-hidden'> tag {tagLabel(t)}</span>
-                </button>
+                <RowButton onClick={() => remove.mutate(t)} what={`tag ${tagLabel(t)}`} disabled={remove.isPending}>Remove</RowButton>
               )}
             </li>
           ))}
@@ -65,10 +63,7 @@ function AddTag ({ path, onAdded }: { path: string; onAdded: () => Promise<unkno
       setValue('')
     },
   })
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    add.mutate({ type, value: value.trim() })
-  }
+  const submit = submitting(() => add.mutate({ type, value: value.trim() }))
   const options = (types.data ?? [{ name: 'simple' }]).map((t) => ({ value: t.name, label: t.name }))
   return (
     <form onSubmit={submit} aria-label='Add a tag'>

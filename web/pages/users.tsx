@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { type FormEvent, useState } from 'react'
+import { useState } from 'react'
 import { del, get, post, put } from '../api'
 import { useAnnounce } from '../announce'
-import { Confirm, Dialog, ErrorAlert, errorsAt, Loading, PageHeading, SelectField, TextField, Time, useTitle } from '../components/ui'
+import { Confirm, Dialog, ErrorAlert, errorsAt, FormButtons, PageHeading, QueryStatus, RowButton, SelectField, submitting, TextField, Time, useTitle } from '../components/ui'
 import { roleOf } from '../session'
 import type { User } from '../types'
 
@@ -36,8 +36,7 @@ export function Users () {
   return (
     <>
       <PageHeading actions={<button type='button' onClick={() => setEditing('new')}>New user</button>}>Users</PageHeading>
-      {users.isPending && <Loading what='Loading users' />}
-      {users.isError && <ErrorAlert error={users.error} />}
+      <QueryStatus query={users} what='Loading users' />
       {users.data && (
         <div className='table-scroll'>
           <table>
@@ -51,8 +50,8 @@ export function Users () {
                   <td><Time value={u.seenAt} /></td>
                   <td>
                     <div className='row'>
-                      <button type='button' className='secondary outline small' onClick={() => setEditing(u)}>Edit<span className='visually-hidden'> {label(u)}</span></button>
-                      <button type='button' className='secondary outline small' onClick={() => setRemoving(u)}>Delete<span className='visually-hidden'> {label(u)}</span></button>
+                      <RowButton onClick={() => setEditing(u)} what={label(u)}>Edit</RowButton>
+                      <RowButton onClick={() => setRemoving(u)} what={label(u)}>Delete</RowButton>
                     </div>
                   </td>
                 </tr>
@@ -93,10 +92,7 @@ function UserDialog ({ user, onClose }: { user: User | null; onClose: () => void
       onClose()
     },
   })
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    save.mutate()
-  }
+  const submit = submitting(() => save.mutate())
   return (
     <Dialog title={user ? 'Edit user' : 'New user'} open onClose={onClose}>
       <form onSubmit={submit}>
@@ -106,10 +102,7 @@ function UserDialog ({ user, onClose }: { user: User | null; onClose: () => void
         <SelectField label='Role' value={rootRole} onChange={setRootRole} options={ROLES} errors={errorsAt(save.error, '/rootRole')} />
         <TextField label={user ? 'New password (optional)' : 'Password'} type='password' value={password} onChange={setPassword} autoComplete='new-password' errors={errorsAt(save.error, '/password')} />
         <ErrorAlert error={save.error} shownAt={['/name', '/username', '/email', '/rootRole', '/password']} />
-        <footer>
-          <button type='button' className='secondary' onClick={onClose}>Cancel</button>
-          <button type='submit' aria-busy={save.isPending || undefined}>Save</button>
-        </footer>
+        <FormButtons onCancel={onClose} label='Save' busy={save.isPending} />
       </form>
     </Dialog>
   )
