@@ -1,5 +1,6 @@
 // Small accessible building blocks over native elements (labelled inputs, switches, dialogs,
 // alerts): the browser's own controls carry the keyboard and screen-reader behaviour.
+import { useMutation } from '@tanstack/react-query'
 import { type FormEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react'
 import { ApiProblem, messageOf } from '../api'
 
@@ -240,6 +241,35 @@ export function Confirm ({ title, open, onClose, onConfirm, confirmLabel, childr
       </footer>
     </Dialog>
   )
+}
+
+/**
+ * Asks before removing something: `ask(item)` opens the confirmation, whose button runs
+ * `remove(item)`; after it succeeded `removed(item)` runs and the dialog closes. Closing it
+ * forgets a refusal, so the next item's confirmation starts clean. Spread `confirm` on <Confirm>.
+ */
+export function useConfirmedRemoval<T> (remove: (item: T) => Promise<unknown>, removed: (item: T) => Promise<unknown> | void) {
+  const [item, setItem] = useState<T | null>(null)
+  const mutation = useMutation({
+    mutationFn: remove,
+    onSuccess: async (_data, done: T) => {
+      await removed(done)
+      setItem(null)
+    },
+  })
+  const confirm = {
+    open: item !== null,
+    onClose: () => {
+      setItem(null)
+      mutation.reset()
+    },
+    onConfirm: () => {
+      if (item !== null) mutation.mutate(item)
+    },
+    busy: mutation.isPending,
+    error: mutation.error,
+  }
+  return { item, ask: setItem, confirm }
 }
 
 /** A secret shown once, with a button that copies it. */

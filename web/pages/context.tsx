@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { del, get, post, put, seg } from '../api'
 import { useAnnounce } from '../announce'
-import { Check, Confirm, Dialog, ErrorAlert, errorsAt, FormButtons, PageHeading, QueryStatus, RowButton, submitting, TextArea, TextField, useTitle } from '../components/ui'
+import { Check, Confirm, Dialog, ErrorAlert, errorsAt, FormButtons, PageHeading, QueryStatus, RowButton, submitting, TextArea, TextField, useConfirmedRemoval, useTitle } from '../components/ui'
 import { useSession } from '../session'
 import type { ContextField } from '../types'
 
@@ -17,15 +17,13 @@ export function ContextFields () {
   const client = useQueryClient()
   const announce = useAnnounce()
   const [editing, setEditing] = useState<Listed | 'new' | null>(null)
-  const [removing, setRemoving] = useState<Listed | null>(null)
-  const remove = useMutation({
-    mutationFn: (f: Listed) => del(`/api/admin/context/${seg(f.name)}`),
-    onSuccess: async (_d, f) => {
+  const removal = useConfirmedRemoval(
+    (f: Listed) => del(`/api/admin/context/${seg(f.name)}`),
+    async (f: Listed) => {
       await client.invalidateQueries({ queryKey: KEY })
-      setRemoving(null)
       announce(`Context field ${f.name} deleted`)
-    },
-  })
+    }
+  )
   const canChange = session.can('change-flags')
   return (
     <>
@@ -47,7 +45,7 @@ export function ContextFields () {
                     <td>
                       <div className='row'>
                         <RowButton onClick={() => setEditing(f)} what={f.name}>Edit</RowButton>
-                        <RowButton onClick={() => setRemoving(f)} what={f.name}>Delete</RowButton>
+                        <RowButton onClick={() => removal.ask(f)} what={f.name}>Delete</RowButton>
                       </div>
                     </td>
                   )}
@@ -59,13 +57,9 @@ export function ContextFields () {
       )}
       {editing && <ContextDialog field={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />}
       <Confirm
-        title={`Delete context field ${removing?.name ?? ''}?`}
-        open={removing !== null}
-        onClose={() => { setRemoving(null); remove.reset() }}
-        onConfirm={() => removing && remove.mutate(removing)}
+        title={`Delete context field ${removal.item?.name ?? ''}?`}
         confirmLabel='Delete'
-        busy={remove.isPending}
-        error={remove.error}
+        {...removal.confirm}
       >
         <p>Constraints that read it keep working; they just can no longer be offered its legal values.</p>
       </Confirm>

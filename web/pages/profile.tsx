@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { del, get, post } from '../api'
 import { useAnnounce } from '../announce'
-import { Confirm, Dialog, ErrorAlert, errorsAt, FormButtons, PageHeading, QueryStatus, RowButton, SecretOnce, submitting, TextField, Time, useTitle } from '../components/ui'
+import { Confirm, Dialog, ErrorAlert, errorsAt, FormButtons, PageHeading, QueryStatus, RowButton, SecretOnce, submitting, TextField, Time, useConfirmedRemoval, useTitle } from '../components/ui'
 import { useSession } from '../session'
 import type { PersonalAccessToken } from '../types'
 
@@ -26,15 +26,13 @@ function AccessTokens () {
   const client = useQueryClient()
   const announce = useAnnounce()
   const [creating, setCreating] = useState(false)
-  const [removing, setRemoving] = useState<PersonalAccessToken | null>(null)
-  const remove = useMutation({
-    mutationFn: (t: PersonalAccessToken) => del(`/api/admin/user/tokens/${t.id}`),
-    onSuccess: async () => {
+  const removal = useConfirmedRemoval(
+    (t: PersonalAccessToken) => del(`/api/admin/user/tokens/${t.id}`),
+    async () => {
       await client.invalidateQueries({ queryKey: KEY })
-      setRemoving(null)
       announce('Personal access token deleted')
-    },
-  })
+    }
+  )
   return (
     <section aria-labelledby='pat-heading'>
       <h2 id='pat-heading'>Personal access tokens</h2>
@@ -51,7 +49,7 @@ function AccessTokens () {
                   <th scope='row'>{t.description}</th>
                   <td><Time value={t.expiresAt} /></td>
                   <td><Time value={t.seenAt} /></td>
-                  <td><RowButton onClick={() => setRemoving(t)} what={t.description}>Delete</RowButton></td>
+                  <td><RowButton onClick={() => removal.ask(t)} what={t.description}>Delete</RowButton></td>
                 </tr>
               ))}
             </tbody>
@@ -60,7 +58,7 @@ function AccessTokens () {
       )}
       <button type='button' className='secondary' onClick={() => setCreating(true)}>New personal access token</button>
       {creating && <NewAccessToken onClose={() => setCreating(false)} />}
-      <Confirm title='Delete this token?' open={removing !== null} onClose={() => setRemoving(null)} onConfirm={() => removing && remove.mutate(removing)} confirmLabel='Delete' busy={remove.isPending} error={remove.error}>
+      <Confirm title='Delete this token?' confirmLabel='Delete' {...removal.confirm}>
         <p>Scripts that use it are refused from then on.</p>
       </Confirm>
     </section>

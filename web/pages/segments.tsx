@@ -3,7 +3,7 @@ import { useState } from 'react'
 import { del, get, post, put } from '../api'
 import { useAnnounce } from '../announce'
 import { type ConstraintDraft, ConstraintsEditor, describeConstraint, fromDraft, toDraft } from '../components/constraints'
-import { Confirm, Dialog, ErrorAlert, errorsAt, FormButtons, Loading, PageHeading, QueryStatus, RowButton, SelectField, submitting, TextArea, TextField, useTitle } from '../components/ui'
+import { Confirm, Dialog, ErrorAlert, errorsAt, FormButtons, Loading, PageHeading, QueryStatus, RowButton, SelectField, submitting, TextArea, TextField, useConfirmedRemoval, useTitle } from '../components/ui'
 import { keys, useProjects, useSegments } from '../queries'
 import { useSession } from '../session'
 import type { Segment } from '../types'
@@ -15,15 +15,13 @@ export function Segments () {
   const client = useQueryClient()
   const announce = useAnnounce()
   const [editing, setEditing] = useState<Segment | 'new' | null>(null)
-  const [removing, setRemoving] = useState<Segment | null>(null)
-  const remove = useMutation({
-    mutationFn: (s: Segment) => del(`/api/admin/segments/${s.id}`),
-    onSuccess: async (_d, s) => {
+  const removal = useConfirmedRemoval(
+    (s: Segment) => del(`/api/admin/segments/${s.id}`),
+    async (s: Segment) => {
       await client.invalidateQueries({ queryKey: keys.segments })
-      setRemoving(null)
       announce(`Segment ${s.name} deleted`)
-    },
-  })
+    }
+  )
   const canChange = session.can('change-flags')
   return (
     <>
@@ -45,7 +43,7 @@ export function Segments () {
                     <td>
                       <div className='row'>
                         <RowButton onClick={() => setEditing(s)} what={s.name}>Edit</RowButton>
-                        <RowButton onClick={() => setRemoving(s)} what={s.name}>Delete</RowButton>
+                        <RowButton onClick={() => removal.ask(s)} what={s.name}>Delete</RowButton>
                       </div>
                     </td>
                   )}
@@ -57,15 +55,11 @@ export function Segments () {
       )}
       {editing && <SegmentDialog segment={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />}
       <Confirm
-        title={`Delete segment ${removing?.name ?? ''}?`}
-        open={removing !== null}
-        onClose={() => { setRemoving(null); remove.reset() }}
-        onConfirm={() => removing && remove.mutate(removing)}
+        title={`Delete segment ${removal.item?.name ?? ''}?`}
         confirmLabel='Delete'
-        busy={remove.isPending}
-        error={remove.error}
+        {...removal.confirm}
       >
-        {removing && <SegmentUsage segment={removing} />}
+        {removal.item && <SegmentUsage segment={removal.item} />}
       </Confirm>
     </>
   )

@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { del, get, post, seg } from '../api'
 import { useAnnounce } from '../announce'
-import { Check, Confirm, Dialog, ErrorAlert, errorsAt, FormButtons, PageHeading, QueryStatus, RowButton, SecretOnce, SelectField, submitting, TextField, Time, useTitle } from '../components/ui'
+import { Check, Confirm, Dialog, ErrorAlert, errorsAt, FormButtons, PageHeading, QueryStatus, RowButton, SecretOnce, SelectField, submitting, TextField, Time, useConfirmedRemoval, useTitle } from '../components/ui'
 import { useEnvironments, useProjects } from '../queries'
 import type { ApiToken } from '../types'
 
@@ -20,15 +20,13 @@ export function ApiTokens () {
   const client = useQueryClient()
   const announce = useAnnounce()
   const [creating, setCreating] = useState(false)
-  const [removing, setRemoving] = useState<ApiToken | null>(null)
-  const remove = useMutation({
-    mutationFn: (t: ApiToken) => del(`/api/admin/api-tokens/${seg(t.tokenName)}`),
-    onSuccess: async (_d, t) => {
+  const removal = useConfirmedRemoval(
+    (t: ApiToken) => del(`/api/admin/api-tokens/${seg(t.tokenName)}`),
+    async (t: ApiToken) => {
       await client.invalidateQueries({ queryKey: KEY })
-      setRemoving(null)
       announce(`API token ${t.tokenName} deleted`)
-    },
-  })
+    }
+  )
   return (
     <>
       <PageHeading actions={<button type='button' onClick={() => setCreating(true)}>New API token</button>}>API tokens</PageHeading>
@@ -46,7 +44,7 @@ export function ApiTokens () {
                   <td>{t.projects.join(', ').replace('*', 'All')}</td>
                   <td>{t.environments.join(', ').replace('*', 'All')}</td>
                   <td><Time value={t.createdAt} /></td>
-                  <td><RowButton onClick={() => setRemoving(t)} what={t.tokenName}>Delete</RowButton></td>
+                  <td><RowButton onClick={() => removal.ask(t)} what={t.tokenName}>Delete</RowButton></td>
                 </tr>
               ))}
             </tbody>
@@ -55,13 +53,9 @@ export function ApiTokens () {
       )}
       {creating && <NewToken onClose={() => setCreating(false)} />}
       <Confirm
-        title={`Delete API token ${removing?.tokenName ?? ''}?`}
-        open={removing !== null}
-        onClose={() => { setRemoving(null); remove.reset() }}
-        onConfirm={() => removing && remove.mutate(removing)}
+        title={`Delete API token ${removal.item?.tokenName ?? ''}?`}
         confirmLabel='Delete'
-        busy={remove.isPending}
-        error={remove.error}
+        {...removal.confirm}
       >
         <p>Everything that uses it is refused from then on.</p>
       </Confirm>

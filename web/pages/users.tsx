@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { del, get, post, put } from '../api'
 import { useAnnounce } from '../announce'
-import { Confirm, Dialog, ErrorAlert, errorsAt, FormButtons, PageHeading, QueryStatus, RowButton, SelectField, submitting, TextField, Time, useTitle } from '../components/ui'
+import { Confirm, Dialog, ErrorAlert, errorsAt, FormButtons, PageHeading, QueryStatus, RowButton, SelectField, submitting, TextField, Time, useConfirmedRemoval, useTitle } from '../components/ui'
 import { roleOf } from '../session'
 import type { User } from '../types'
 
@@ -23,15 +23,13 @@ export function Users () {
   const client = useQueryClient()
   const announce = useAnnounce()
   const [editing, setEditing] = useState<User | 'new' | null>(null)
-  const [removing, setRemoving] = useState<User | null>(null)
-  const remove = useMutation({
-    mutationFn: (u: User) => del(`/api/admin/user-admin/${u.id}`),
-    onSuccess: async () => {
+  const removal = useConfirmedRemoval(
+    (u: User) => del(`/api/admin/user-admin/${u.id}`),
+    async () => {
       await client.invalidateQueries({ queryKey: KEY })
-      setRemoving(null)
       announce('User deleted')
-    },
-  })
+    }
+  )
   const label = (u: User) => u.name || u.username || u.email || `user ${u.id}`
   return (
     <>
@@ -51,7 +49,7 @@ export function Users () {
                   <td>
                     <div className='row'>
                       <RowButton onClick={() => setEditing(u)} what={label(u)}>Edit</RowButton>
-                      <RowButton onClick={() => setRemoving(u)} what={label(u)}>Delete</RowButton>
+                      <RowButton onClick={() => removal.ask(u)} what={label(u)}>Delete</RowButton>
                     </div>
                   </td>
                 </tr>
@@ -61,7 +59,7 @@ export function Users () {
         </div>
       )}
       {editing && <UserDialog user={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />}
-      <Confirm title={`Delete ${removing ? label(removing) : ''}?`} open={removing !== null} onClose={() => setRemoving(null)} onConfirm={() => removing && remove.mutate(removing)} confirmLabel='Delete' busy={remove.isPending} error={remove.error}>
+      <Confirm title={`Delete ${removal.item ? label(removal.item) : ''}?`} confirmLabel='Delete' {...removal.confirm}>
         <p>They are signed out and can no longer sign in; their personal access tokens stop working.</p>
       </Confirm>
     </>
