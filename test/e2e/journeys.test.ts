@@ -112,6 +112,12 @@ describe.each([
     await page.getByRole('button', { name: 'New flag' }).click()
     const dialog = page.getByRole('dialog', { name: 'New flag' })
     await expectAccessible(page, 'new flag dialog')
+    // Its Close button shows: the × is not drawn in the dialog's own background colour.
+    const [cross, paper] = await dialog.getByRole('button', { name: 'Close' }).evaluate((el) => {
+      const style = (e: unknown) => (globalThis as any).getComputedStyle(e)
+      return [style(el).color, style(el.closest('article')).backgroundColor] as string[]
+    })
+    expect(cross).not.toBe(paper)
     await dialog.getByLabel('Name').fill(name)
     await dialog.getByLabel('Description').fill('The new checkout')
     await dialog.getByRole('button', { name: 'Create' }).click()
