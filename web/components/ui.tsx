@@ -176,6 +176,11 @@ export function FormButtons ({ onCancel, label, busy, disabled = false }: { onCa
   )
 }
 
+/** The header cell of a table row: what the row is, and under it a detail in small print. */
+export function RowHeader ({ children, detail }: { children: ReactNode; detail?: ReactNode }) {
+  return <th scope='row'>{children}{detail ? <><br /><small className='muted'>{detail}</small></> : null}</th>
+}
+
 /** A small button in a row of a list or table; `what` completes its name for a screen reader ("Edit beta-testers"). */
 export function RowButton ({ children, what, onClick, disabled }: { children: ReactNode; what: string; onClick: () => void; disabled?: boolean }) {
   return (

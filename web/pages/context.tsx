@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { del, get, post, put, seg } from '../api'
 import { useAnnounce } from '../announce'
-import { Check, Confirm, Dialog, ErrorAlert, errorsAt, FormButtons, PageHeading, QueryStatus, RowButton, submitting, TextArea, TextField, useConfirmedRemoval, useTitle } from '../components/ui'
+import { Check, Confirm, Dialog, ErrorAlert, errorsAt, FormButtons, PageHeading, QueryStatus, RowButton, RowHeader, submitting, TextArea, TextField, useConfirmedRemoval, useTitle } from '../components/ui'
 import { useSession } from '../session'
 import type { ContextField } from '../types'
 
@@ -37,7 +37,7 @@ export function ContextFields () {
             <tbody>
               {fields.data.map((f) => (
                 <tr key={f.name}>
-                  <th scope='row'>{f.name}{f.description && <><br /><small className='muted'>{f.description}</small></>}</th>
+                  <RowHeader detail={f.description}>{f.name}</RowHeader>
                   <td>{f.legalValues?.length ? f.legalValues.map((v) => v.value).join(', ') : 'Any value'}</td>
                   <td>{f.stickiness ? 'Yes' : 'No'}</td>
                   <td>{f.usedInFeatures === undefined ? '' : `${f.usedInFeatures} flags`}</td>

@@ -2,7 +2,7 @@ import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { post, put, seg } from '../api'
 import { useAnnounce } from '../announce'
-import { Check, Dialog, ErrorAlert, errorsAt, FormButtons, PageHeading, QueryStatus, RowButton, SelectField, submitting, TextArea, TextField, useTitle } from '../components/ui'
+import { Check, Dialog, ErrorAlert, errorsAt, FormButtons, PageHeading, QueryStatus, RowButton, RowHeader, SelectField, submitting, TextArea, TextField, useTitle } from '../components/ui'
 import { keys, useDefinitions } from '../queries'
 import { useSession } from '../session'
 import type { StrategyDefinition, StrategyParameter } from '../types'
@@ -44,7 +44,7 @@ export function Definitions () {
             <tbody>
               {definitions.data.map((d) => (
                 <tr key={d.name}>
-                  <th scope='row'>{strategyLabel(d.name, definitions.data)} <code>{d.name}</code>{d.description && <><br /><small className='muted'>{d.description}</small></>}</th>
+                  <RowHeader detail={d.description}>{strategyLabel(d.name, definitions.data)} <code>{d.name}</code></RowHeader>
                   <td>{d.parameters.length === 0 ? 'None' : d.parameters.map((p) => `${p.name} (${p.type}${p.required ? ', required' : ''})`).join(', ')}</td>
                   <td>{d.deprecated ? 'Deprecated' : 'Active'}{d.editable ? '' : ', built in'}</td>
                   {canChange && (

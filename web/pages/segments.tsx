@@ -3,7 +3,7 @@ import { useState } from 'react'
 import { del, get, post, put } from '../api'
 import { useAnnounce } from '../announce'
 import { type ConstraintDraft, ConstraintsEditor, describeConstraint, fromDraft, toDraft } from '../components/constraints'
-import { Confirm, Dialog, ErrorAlert, errorsAt, FormButtons, Loading, PageHeading, QueryStatus, RowButton, SelectField, submitting, TextArea, TextField, useConfirmedRemoval, useTitle } from '../components/ui'
+import { Confirm, Dialog, ErrorAlert, errorsAt, FormButtons, Loading, PageHeading, QueryStatus, RowButton, RowHeader, SelectField, submitting, TextArea, TextField, useConfirmedRemoval, useTitle } from '../components/ui'
 import { keys, useProjects, useSegments } from '../queries'
 import { useSession } from '../session'
 import type { Segment } from '../types'
@@ -36,7 +36,7 @@ export function Segments () {
             <tbody>
               {segments.data.map((s) => (
                 <tr key={s.id}>
-                  <th scope='row'>{s.name}{s.description && <><br /><small className='muted'>{s.description}</small></>}</th>
+                  <RowHeader detail={s.description}>{s.name}</RowHeader>
                   <td><ul className='facts-list'>{s.constraints.map((c, i) => <li key={i}>{describeConstraint(c)}</li>)}</ul></td>
                   <td>{s.project ?? 'All projects'}</td>
                   {canChange && (

@@ -3,7 +3,7 @@ import { useState } from 'react'
 import { Link, useLocation } from 'wouter'
 import { del, get, post, put } from '../api'
 import { useAnnounce } from '../announce'
-import { Check, Confirm, Dialog, ErrorAlert, errorsAt, FormButtons, Loading, PageHeading, QueryStatus, RowButton, SecretOnce, submitting, TextArea, TextField, Time, useTitle } from '../components/ui'
+import { Check, Confirm, Dialog, ErrorAlert, errorsAt, FormButtons, Loading, PageHeading, QueryStatus, RowButton, RowHeader, SecretOnce, submitting, TextArea, TextField, Time, useTitle } from '../components/ui'
 import type { Delivery, Webhook } from '../types'
 
 const KEY = ['webhooks']
@@ -41,7 +41,7 @@ export function Webhooks () {
             <tbody>
               {webhooks.data.map((w) => (
                 <tr key={w.id}>
-                  <th scope='row'><Link href={`/webhooks/${w.id}`}>{w.description || w.parameters.url}</Link><br /><small className='muted'>{w.parameters.url}</small></th>
+                  <RowHeader detail={w.parameters.url}><Link href={`/webhooks/${w.id}`}>{w.description || w.parameters.url}</Link></RowHeader>
                   <td>{w.events.length} {w.events.length === 1 ? 'event type' : 'event types'}</td>
                   <td>{w.enabled ? 'Enabled' : 'Disabled'}</td>
                 </tr>
@@ -146,7 +146,7 @@ function Deliveries ({ id }: { id: string }) {
             <tbody>
               {all.map((d) => (
                 <tr key={d.id}>
-                  <th scope='row'>{d.eventType}<br /><small className='muted'>event {d.eventId}, <Time value={d.createdAt} /></small></th>
+                  <RowHeader detail={<>event {d.eventId}, <Time value={d.createdAt} /></>}>{d.eventType}</RowHeader>
                   <td>{d.state === 'pending' ? <>Pending{d.nextAttemptAt && <>, next try <Time value={d.nextAttemptAt} /></>}</> : d.state === 'delivered' ? 'Delivered' : 'Gave up'}</td>
                   <td>
                     {d.attempts.length === 0 && 'None yet'}
