@@ -53,7 +53,7 @@ export function Tags ({ feature }: { feature: FeatureDetails }) {
 function AddTag ({ path, onAdded }: { path: string; onAdded: () => Promise<unknown> }) {
   const announce = useAnnounce()
   const types = useQuery({ queryKey: keys.tagTypes, queryFn: async () => (await get<{ tagTypes: TagType[] }>('/api/admin/tag-types')).tagTypes, staleTime: 60_000 })
-  const [type, setType] = useState('simple')
+  const [chosen, setType] = useState('simple')
   const [value, setValue] = useState('')
   const add = useMutation({
     mutationFn: (tag: Tag) => post(path, tag),
@@ -63,8 +63,10 @@ function AddTag ({ path, onAdded }: { path: string; onAdded: () => Promise<unkno
       setValue('')
     },
   })
-  const submit = submitting(() => add.mutate({ type, value: value.trim() }))
   const options = (types.data ?? [{ name: 'simple' }]).map((t) => ({ value: t.name, label: t.name }))
+  // The type shown is the type sent, also when `simple` is not among the tag types.
+  const type = options.some((o) => o.value === chosen) ? chosen : options[0]?.value ?? chosen
+  const submit = submitting(() => add.mutate({ type, value: value.trim() }))
   return (
     <form onSubmit={submit} aria-label='Add a tag'>
       <div className='row align-end'>
