@@ -74,6 +74,19 @@ try {
     { name: 'two-page', weight: 0, payload: { type: 'json', value: '{"steps": 2}' } },
   ])
   await api('POST', `${f}/beta-dashboard/lifecycle/complete`, { status: 'kept', statusValue: 'dashboard for everyone' })
+  await api('POST', '/api/admin/tag-types', { name: 'release', description: 'The release train a flag ships with' })
+  await api('POST', '/api/admin/features/checkout-redesign/tags', { type: 'release', value: 'q4' })
+  await api('POST', '/api/admin/features/checkout-redesign/tags', { type: 'simple', value: 'payments' })
+  await api('POST', '/api/admin/features/dark-mode/tags', { type: 'release', value: 'q4' })
+  await api('POST', '/api/admin/user-admin', { username: 'sam', name: 'Sam Editor', password: 'screenshots-Kx9!q-sam', rootRole: 2 })
+  await api('POST', '/api/admin/user-admin', { username: 'vic', name: 'Vic Viewer', password: 'screenshots-Kx9!q-vic', rootRole: 3 })
+  // An export of two flags, to upload back into the same project: validate warns they will be overwritten.
+  const exported = await fetch(`${origin}/api/admin/features-batch/export`, {
+    method: 'POST',
+    headers: { authorization: SECRET, 'content-type': 'application/json' },
+    body: JSON.stringify({ features: ['checkout-redesign', 'dark-mode'], environment: 'development' }),
+  })
+  const exportFile = Buffer.from(await exported.text())
   const person = { username: 'alex', password: 'screenshots-Kx9!q-password' }
   await api('POST', '/api/admin/user-admin', { ...person, name: 'Alex Admin', rootRole: 1 })
 
@@ -108,6 +121,21 @@ try {
   await shoot('history', '/projects/default/features/checkout-redesign/history')
   await shoot('completed', '/projects/default/features/beta-dashboard')
   await shoot('segments', '/segments')
+  await shoot('tags', '/projects/default/features/checkout-redesign', {
+    act: async (page) => {
+      await page.getByRole('region', { name: 'Tags' }).evaluate((el) => el.scrollIntoView({ block: 'end' }))
+    },
+  })
+  await shoot('import', '/import-export', {
+    act: async (page) => {
+      const section = page.getByRole('region', { name: 'Import' })
+      await section.getByLabel('Export file').setInputFiles({ name: 'export-default-development.json', mimeType: 'application/json', buffer: exportFile })
+      await section.getByRole('button', { name: 'Validate' }).click()
+      await page.getByRole('region', { name: 'Validation result' }).getByText('will be overwritten').waitFor()
+      await page.getByRole('region', { name: 'Validation result' }).scrollIntoViewIfNeeded()
+    },
+  })
+  await shoot('users', '/users')
   await shoot('flag-phone', '/projects/default/features/dark-mode', { width: 360 })
   await browser.close()
 } finally {

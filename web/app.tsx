@@ -19,9 +19,14 @@ import { WebhookPage, Webhooks } from './pages/webhooks'
 import { type Capability, SessionProvider, useMe, useSession } from './session'
 
 export function App () {
-  const me = useMe()
   const [location] = useLocation()
+  // Signed out, nobody is asked for: the page makes no request that could only be refused.
   if (location === '/signed-out') return <AnnounceProvider><SignedOut /></AnnounceProvider>
+  return <SignedIn />
+}
+
+function SignedIn () {
+  const me = useMe()
   if (me.isPending) return <main className='container'><Loading /></main>
   if (me.isError) {
     return (

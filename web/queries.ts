@@ -11,6 +11,8 @@ export const keys = {
   lifecycle: (project: string, name: string) => ['lifecycle', project, name] as const,
   definitions: ['strategy-definitions'] as const,
   segments: ['segments'] as const,
+  tags: (name: string) => ['tags', name] as const,
+  tagTypes: ['tag-types'] as const,
   events: (filter: Record<string, string>) => ['events', filter] as const,
 }
 

@@ -2,6 +2,7 @@ import { Type } from '@sinclair/typebox'
 import { Nullable, StringEnum, Timestamp, UrlFriendly } from '../http/schemas.js'
 import { LifecycleStage } from '../lifecycle/lifecycle.schemas.js'
 import { FeatureStrategy } from '../strategies/strategies.schemas.js'
+import { Tag } from '../tags/tags.schemas.js'
 import { Variant } from '../variants/variants.schemas.js'
 
 const Description = Type.String({ maxLength: 1000 })
@@ -86,6 +87,7 @@ export const FeatureListItem = Type.Composite([
       { stage: StringEnum(['initial', 'pre-live', 'live', 'completed', 'archived']), enteredStageAt: Timestamp },
       { description: 'The stage entered last' }
     ),
+    tags: Type.Array(Tag, { description: 'Its tags, in the order they were added (as Unleash lists them with each feature)' }),
   }),
 ])
 

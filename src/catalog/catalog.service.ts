@@ -10,6 +10,7 @@ import { currentStage, currentStagesOfProject } from '../lifecycle/lifecycle.sto
 import { transition } from '../lifecycle/lifecycle.service.js'
 import { addDefaultStrategyIfNone } from '../strategies/strategies.service.js'
 import { strategiesOfFeature } from '../strategies/strategies.store.js'
+import { tagsOfProject } from '../tags/tags.store.js'
 import type { FeatureUpdate, NewEnvironment, NewFeature, NewProject } from './catalog.schemas.js'
 import {
   addProjectEnvironment,
@@ -93,11 +94,13 @@ export async function features (db: Database, project: string, token: TokenScope
   if (list.length === 0) await requirePresent(db, { project })
   const states = await listFeatureStates(db, project, token)
   const stages = await currentStagesOfProject(db, project)
+  const tags = await tagsOfProject(db, project)
   // A feature created between the statements has no stage or states yet: it shows as just created.
   return list.map((f) => ({
     ...f,
     environments: states.get(f.name) ?? [],
     lifecycle: stages.get(f.name) ?? { stage: 'initial' as const, enteredStageAt: f.createdAt },
+    tags: tags.get(f.name) ?? [],
   }))
 }
 

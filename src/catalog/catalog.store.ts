@@ -6,6 +6,7 @@ import type { DB, Queryable } from '../db/types.js'
 import { nameExists } from '../errors.js'
 import type { Variant } from '../variants/variants.schemas.js'
 import type { NewEnvironment, NewFeature, NewProject } from './catalog.schemas.js'
+import { groupBy } from '../db/rows.js'
 
 const projectColumns = ['id', 'name', 'description', 'created_at'] as const
 
@@ -159,13 +160,7 @@ export async function listFeatureStates (db: Queryable, project: string, token: 
     .where('features.archived_at', 'is', null)
     .orderBy('feature_environments.environment_name')
   if (!token.environments.includes(ALL)) query = query.where('feature_environments.environment_name', 'in', token.environments)
-  const out = new Map<string, { name: string; enabled: boolean }[]>()
-  for (const row of await query.execute()) {
-    const list = out.get(row.feature_name) ?? []
-    list.push({ name: row.environment_name, enabled: row.enabled })
-    out.set(row.feature_name, list)
-  }
-  return out
+  return groupBy(await query.execute(), (row) => row.feature_name, (row) => ({ name: row.environment_name, enabled: row.enabled }))
 }
 
 /** The feature of the project (archived or not). */

@@ -1,5 +1,6 @@
 import type { Transaction } from 'kysely'
 import type { DB, Queryable } from '../db/types.js'
+import { groupBy } from '../db/rows.js'
 
 export interface Dependency {
   feature: string
@@ -59,8 +60,7 @@ export async function deleteDependencies (trx: Transaction<DB>, child: string, p
 
 /** The parents of several features, by child name, each list in the order they were added. */
 export async function parentsOfFeatures (db: Queryable, children: readonly string[]): Promise<Map<string, Dependency[]>> {
-  const out = new Map<string, Dependency[]>()
-  if (children.length === 0) return out
+  if (children.length === 0) return new Map()
   const rows = await db
     .selectFrom('feature_dependencies')
     .select(['child', 'parent', 'enabled', 'variants'])
@@ -69,6 +69,5 @@ export async function parentsOfFeatures (db: Queryable, children: readonly strin
     .orderBy('created_at')
     .orderBy('parent')
     .execute()
-  for (const row of rows) out.set(row.child, [...(out.get(row.child) ?? []), toDependency(row)])
-  return out
+  return groupBy(rows, (row) => row.child, toDependency)
 }

@@ -4,6 +4,7 @@ import type { DB, Queryable } from '../db/types.js'
 import type { Variant } from '../variants/variants.schemas.js'
 import type { FeatureStrategy } from './strategies.schemas.js'
 import type { StrategyDocument } from './strategy-rules.js'
+import { groupBy } from '../db/rows.js'
 
 const columns = ['s.id', 's.strategy_name', 's.title', 's.disabled', 's.sort_order', 's.parameters', 's.constraints', 's.variants', 's.revision'] as const
 
@@ -157,19 +158,12 @@ export async function strategiesOfFeature (db: Queryable, feature: string, envir
     .orderBy('s.created_at')
     .orderBy('s.id')
   if (environments !== undefined) query = query.where('s.environment_name', 'in', environments)
-  const out = new Map<string, FeatureStrategy[]>()
-  for (const row of await query.execute()) {
-    const list = out.get(row.environment_name) ?? []
-    list.push(toStrategy(row).strategy)
-    out.set(row.environment_name, list)
-  }
-  return out
+  return groupBy(await query.execute(), (row) => row.environment_name, (row) => toStrategy(row).strategy)
 }
 
 /** The strategies of several features in one environment, by feature name, each list in order. */
-export async function strategiesOfFeatures (db: Queryable, features: readonly string[], environment: string) {
-  const out = new Map<string, FeatureStrategy[]>()
-  if (features.length === 0) return out
+export async function strategiesOfFeatures (db: Queryable, features: readonly string[], environment: string): Promise<Map<string, FeatureStrategy[]>> {
+  if (features.length === 0) return new Map()
   const rows = await db
     .selectFrom('feature_strategies as s')
     .select(['s.feature_name', ...columns, segmentIds])
@@ -180,10 +174,5 @@ export async function strategiesOfFeatures (db: Queryable, features: readonly st
     .orderBy('s.created_at')
     .orderBy('s.id')
     .execute()
-  for (const row of rows) {
-    const list = out.get(row.feature_name) ?? []
-    list.push(toStrategy(row).strategy)
-    out.set(row.feature_name, list)
-  }
-  return out
+  return groupBy(rows, (row) => row.feature_name, (row) => toStrategy(row).strategy)
 }

@@ -3,6 +3,7 @@ import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.js'
 import type { DB, Queryable } from '../db/types.js'
 import { badData, nameExists } from '../errors.js'
 import type { Tag, TagType } from './tags.schemas.js'
+import { groupBy } from '../db/rows.js'
 
 const typeColumns = ['name', 'description', 'icon', 'color'] as const
 
@@ -99,6 +100,22 @@ export async function tagsOfFeatures (db: Queryable, features: readonly string[]
     .orderBy('tag_type')
     .orderBy('tag_value')
     .execute()
+}
+
+/** The tags of the features of a project that are not archived, by feature name, in the order they were added. */
+export async function tagsOfProject (db: Queryable, project: string): Promise<Map<string, Tag[]>> {
+  const rows = await db
+    .selectFrom('feature_tags')
+    .innerJoin('features', 'features.name', 'feature_tags.feature_name')
+    .select(['feature_tags.feature_name', 'feature_tags.tag_type', 'feature_tags.tag_value'])
+    .where('features.project_id', '=', project)
+    .where('features.archived_at', 'is', null)
+    .orderBy('feature_tags.feature_name')
+    .orderBy('feature_tags.created_at')
+    .orderBy('feature_tags.tag_type')
+    .orderBy('feature_tags.tag_value')
+    .execute()
+  return groupBy(rows, (r) => r.feature_name, (r): Tag => ({ value: r.tag_value, type: r.tag_type }))
 }
 
 /** The features carrying a tag of this value (any type), by name. */

@@ -192,6 +192,7 @@ describe('history', () => {
 describe('a Viewer', () => {
   it('is offered nothing that changes a flag, and no admin screen', async () => {
     const flag = await createFeature(server.t.app)
+    expect((await api('POST', `/api/admin/features/${flag}/tags`, { type: 'simple', value: 'q4' })).status).toBe(201)
     const opened = await openPage(browser, server, { as: { role: 'Viewer' } })
     const { page } = opened
     await page.goto(`${server.origin}/projects/default`)
@@ -200,9 +201,12 @@ describe('a Viewer', () => {
     await page.getByRole('link', { name: flag }).click()
     await page.getByRole('heading', { level: 1, name: flag }).waitFor()
     expect(await page.getByRole('switch', { name: 'Enabled in development' }).isDisabled()).toBe(true)
-    for (const name of ['Add strategy', 'Mark completed', 'Archive', 'Add dependency']) {
+    // The flag's tags are shown, but not the controls that change them.
+    await page.getByRole('region', { name: 'Tags' }).getByText('simple:q4', { exact: true }).waitFor()
+    for (const name of ['Add strategy', 'Mark completed', 'Archive', 'Add dependency', 'Add tag', 'Remove tag simple:q4']) {
       expect(await page.getByRole('button', { name }).count(), name).toBe(0)
     }
+    expect(await page.getByLabel('Tag value').count()).toBe(0)
     const nav = page.getByRole('navigation', { name: 'Main' })
     for (const name of ['API tokens', 'Webhooks', 'Users', 'Import/export']) expect(await nav.getByRole('link', { name }).count(), name).toBe(0)
     // What the screen does not offer, the API refuses anyway.

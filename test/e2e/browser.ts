@@ -85,9 +85,7 @@ export async function openPage (browser: Browser, server: Server, options: { vie
     if (login.status() !== 200) throw new Error(`login refused: ${login.status()} ${await login.text()}`)
   }
   const trouble: Trouble = { console: [], failed: [], errors: [], offsite: [] }
-  // Until the context API lands on the server (the move-in-out issue), the UI offers the
-  // built-in context fields alone and its 404 is expected.
-  const allowed: { status: number; path: string }[] = [{ status: 404, path: '/api/admin/context' }]
+  const allowed: { status: number; path: string }[] = []
   // Nothing may leave the machine: any request to another origin is refused and noted.
   await context.route((url) => url.origin !== server.origin, (route) => {
     trouble.offsite.push(route.request().url())
@@ -127,6 +125,12 @@ let axeSource: string | undefined
 export async function expectAccessible (page: Page, screen: string) {
   axeSource ??= await readFile(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8')
   if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(axeSource)
+  // Judge the screen as it settles, not halfway through a colour transition (a button that has
+  // just appeared under the pointer or the focus fades to its colours); endless ones (a busy
+  // spinner) are not waited for.
+  await page.evaluate(() => Promise.all((globalThis as any).document.getAnimations()
+    .filter((a: any) => a.effect?.getComputedTiming().iterations !== Infinity)
+    .map((a: any) => a.finished.catch(() => undefined))))
   const violations = await page.evaluate(async () => {
     const result = await (globalThis as any).axe.run((globalThis as any).document, { resultTypes: ['violations'] })
     return result.violations.map((v: any) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n: any) => n.target.join(' ')) }))

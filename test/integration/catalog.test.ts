@@ -131,6 +131,7 @@ describe('features', () => {
       ...json(res),
       environments: [{ name: 'development', enabled: false }, { name: 'production', enabled: false }],
       lifecycle: { stage: 'initial', enteredStageAt: details.lifecycle.enteredStageAt },
+      tags: [],
     })
     const events = json(await get(`/api/admin/events?feature=${name}`)).events
     expect(events).toEqual([
@@ -160,6 +161,21 @@ describe('features', () => {
     const token = await createToken(t.app, { projects: [project], environments: ['production'] })
     const scoped = json(await t.app.inject({ method: 'GET', url: `/api/admin/projects/${project}/features`, headers: auth(token) })).features
     expect(scoped.find((f: any) => f.name === on).environments).toEqual([{ name: 'production', enabled: true }])
+  })
+
+  it('lists each feature with its tags, in the order they were added', async () => {
+    const project = uniqueName('p')
+    expect((await post('/api/admin/projects', { id: project, name: project })).statusCode).toBe(201)
+    const [tagged, plain] = [uniqueName('tagged'), uniqueName('plain')]
+    for (const name of [tagged, plain]) await createFeature(t.app, project, name)
+    expect((await post(`/api/admin/features/${tagged}/tags`, { type: 'simple', value: 'release-q4' })).statusCode).toBe(201)
+    expect((await post(`/api/admin/features/${tagged}/tags`, { type: 'simple', value: 'checkout' })).statusCode).toBe(201)
+    const list = json(await get(`/api/admin/projects/${project}/features`)).features
+    expect(list.find((f: any) => f.name === tagged).tags).toEqual([{ type: 'simple', value: 'release-q4' }, { type: 'simple', value: 'checkout' }])
+    expect(list.find((f: any) => f.name === plain).tags).toEqual([])
+    // Removed tags leave the list.
+    expect((await t.app.inject({ method: 'DELETE', url: `/api/admin/features/${tagged}/tags/simple/release-q4`, headers: auth() })).statusCode).toBe(200)
+    expect(json(await get(`/api/admin/projects/${project}/features`)).features.find((f: any) => f.name === tagged).tags).toEqual([{ type: 'simple', value: 'checkout' }])
   })
 
   it('defaults type to release and description to null', async () => {

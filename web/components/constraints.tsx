@@ -82,15 +82,7 @@ export function describeConstraint (c: Constraint): string {
 export function useContextFields () {
   return useQuery({
     queryKey: ['context'],
-    queryFn: async () => {
-      try {
-        return await get<ContextField[]>('/api/admin/context')
-      } catch (error) {
-        // A server without the context API still offers the built-in fields.
-        if (error instanceof ApiProblem && error.status === 404) return []
-        throw error
-      }
-    },
+    queryFn: () => get<ContextField[]>('/api/admin/context'),
     staleTime: 60_000,
   })
 }

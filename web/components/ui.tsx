@@ -1,6 +1,7 @@
 // Small accessible building blocks over native elements (labelled inputs, switches, dialogs,
 // alerts): the browser's own controls carry the keyboard and screen-reader behaviour.
-import { type ReactNode, useEffect, useId, useRef, useState } from 'react'
+import { useMutation } from '@tanstack/react-query'
+import { type FormEvent, type ReactNode, useEffect, useId, useRef, useState } from 'react'
 import { ApiProblem, messageOf } from '../api'
 
 /** Sets the page's title (every screen has its own). */
@@ -153,6 +154,42 @@ export function Loading ({ what = 'Loading' }: { what?: string }) {
   return <p aria-busy='true'>{what}…</p>
 }
 
+/** While a read is under way, says so; when it failed, says why. Nothing once it has answered. */
+export function QueryStatus ({ query, what }: { query: { isPending: boolean; error: unknown }; what: string }) {
+  if (query.error) return <ErrorAlert error={query.error} />
+  return query.isPending ? <Loading what={what} /> : null
+}
+
+/** A form's submit handler: the page stays, the work runs. */
+export const submitting = (work: () => void) => (e: FormEvent) => {
+  e.preventDefault()
+  work()
+}
+
+/** The end of a dialog's form: Cancel, and the button that submits it (busy while it runs). */
+export function FormButtons ({ onCancel, label, busy, disabled = false }: { onCancel: () => void; label: string; busy: boolean; disabled?: boolean }) {
+  return (
+    <footer>
+      <button type='button' className='secondary' onClick={onCancel}>Cancel</button>
+      <button type='submit' disabled={disabled || undefined} aria-busy={busy || undefined}>{label}</button>
+    </footer>
+  )
+}
+
+/** The header cell of a table row: what the row is, and under it a detail in small print. */
+export function RowHeader ({ children, detail }: { children: ReactNode; detail?: ReactNode }) {
+  return <th scope='row'>{children}{detail ? <><br /><small className='muted'>{detail}</small></> : null}</th>
+}
+
+/** A small button in a row of a list or table; `what` completes its name for a screen reader ("Edit beta-testers"). */
+export function RowButton ({ children, what, onClick, disabled }: { children: ReactNode; what: string; onClick: () => void; disabled?: boolean }) {
+  return (
+    <button type='button' className='secondary outline small' onClick={onClick} disabled={disabled}>
+      {children}<span className='visually-hidden'> {what}</span>
+    </button>
+  )
+}
+
 /** A modal dialog: the browser's <dialog> keeps focus inside it and closes on Escape. */
 export function Dialog ({ title, open, onClose, children, wide = false }: {
   title: string
@@ -209,6 +246,35 @@ export function Confirm ({ title, open, onClose, onConfirm, confirmLabel, childr
       </footer>
     </Dialog>
   )
+}
+
+/**
+ * Asks before removing something: `ask(item)` opens the confirmation, whose button runs
+ * `remove(item)`; after it succeeded `removed(item)` runs and the dialog closes. Closing it
+ * forgets a refusal, so the next item's confirmation starts clean. Spread `confirm` on <Confirm>.
+ */
+export function useConfirmedRemoval<T> (remove: (item: T) => Promise<unknown>, removed: (item: T) => Promise<unknown> | void) {
+  const [item, setItem] = useState<T | null>(null)
+  const mutation = useMutation({
+    mutationFn: remove,
+    onSuccess: async (_data, done: T) => {
+      await removed(done)
+      setItem(null)
+    },
+  })
+  const confirm = {
+    open: item !== null,
+    onClose: () => {
+      setItem(null)
+      mutation.reset()
+    },
+    onConfirm: () => {
+      if (item !== null) mutation.mutate(item)
+    },
+    busy: mutation.isPending,
+    error: mutation.error,
+  }
+  return { item, ask: setItem, confirm }
 }
 
 /** A secret shown once, with a button that copies it. */

@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { type FormEvent, useState } from 'react'
+import { useState } from 'react'
 import { del, get, post, put, seg } from '../api'
 import { useAnnounce } from '../announce'
-import { Check, Confirm, Dialog, ErrorAlert, errorsAt, Loading, PageHeading, TextArea, TextField, useTitle } from '../components/ui'
+import { Check, Confirm, Dialog, ErrorAlert, errorsAt, FormButtons, PageHeading, QueryStatus, RowButton, RowHeader, submitting, TextArea, TextField, useConfirmedRemoval, useTitle } from '../components/ui'
 import { useSession } from '../session'
 import type { ContextField } from '../types'
 
@@ -17,22 +17,19 @@ export function ContextFields () {
   const client = useQueryClient()
   const announce = useAnnounce()
   const [editing, setEditing] = useState<Listed | 'new' | null>(null)
-  const [removing, setRemoving] = useState<Listed | null>(null)
-  const remove = useMutation({
-    mutationFn: (f: Listed) => del(`/api/admin/context/${seg(f.name)}`),
-    onSuccess: async (_d, f) => {
+  const removal = useConfirmedRemoval(
+    (f: Listed) => del(`/api/admin/context/${seg(f.name)}`),
+    async (f: Listed) => {
       await client.invalidateQueries({ queryKey: KEY })
-      setRemoving(null)
       announce(`Context field ${f.name} deleted`)
-    },
-  })
+    }
+  )
   const canChange = session.can('change-flags')
   return (
     <>
       <PageHeading actions={canChange && <button type='button' onClick={() => setEditing('new')}>New context field</button>}>Context fields</PageHeading>
       <p className='muted'>What constraints can ask about a user or a request. SDKs fill in userId, sessionId, remoteAddress, appName, environment and currentTime; your application sends the others.</p>
-      {fields.isPending && <Loading what='Loading context fields' />}
-      {fields.isError && <ErrorAlert error={fields.error} />}
+      <QueryStatus query={fields} what='Loading context fields' />
       {fields.data && (
         <div className='table-scroll'>
           <table>
@@ -40,15 +37,15 @@ export function ContextFields () {
             <tbody>
               {fields.data.map((f) => (
                 <tr key={f.name}>
-                  <th scope='row'>{f.name}{f.description && <><br /><small className='muted'>{f.description}</small></>}</th>
+                  <RowHeader detail={f.description}>{f.name}</RowHeader>
                   <td>{f.legalValues?.length ? f.legalValues.map((v) => v.value).join(', ') : 'Any value'}</td>
                   <td>{f.stickiness ? 'Yes' : 'No'}</td>
                   <td>{f.usedInFeatures === undefined ? '' : `${f.usedInFeatures} flags`}</td>
                   {canChange && (
                     <td>
                       <div className='row'>
-                        <button type='button' className='secondary outline small' onClick={() => setEditing(f)}>Edit<span className='visually-hidden'> {f.name}</span></button>
-                        <button type='button' className='secondary outline small' onClick={() => setRemoving(f)}>Delete<span className='visually-hidden'> {f.name}</span></button>
+                        <RowButton onClick={() => setEditing(f)} what={f.name}>Edit</RowButton>
+                        <RowButton onClick={() => removal.ask(f)} what={f.name}>Delete</RowButton>
                       </div>
                     </td>
                   )}
@@ -60,13 +57,9 @@ export function ContextFields () {
       )}
       {editing && <ContextDialog field={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />}
       <Confirm
-        title={`Delete context field ${removing?.name ?? ''}?`}
-        open={removing !== null}
-        onClose={() => { setRemoving(null); remove.reset() }}
-        onConfirm={() => removing && remove.mutate(removing)}
+        title={`Delete context field ${removal.item?.name ?? ''}?`}
         confirmLabel='Delete'
-        busy={remove.isPending}
-        error={remove.error}
+        {...removal.confirm}
       >
         <p>Constraints that read it keep working; they just can no longer be offered its legal values.</p>
       </Confirm>
@@ -93,10 +86,7 @@ function ContextDialog ({ field, onClose }: { field: Listed | null; onClose: () 
       onClose()
     },
   })
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    save.mutate()
-  }
+  const submit = submitting(() => save.mutate())
   return (
     <Dialog title={field ? `Edit context field ${field.name}` : 'New context field'} open onClose={onClose}>
       <form onSubmit={submit}>
@@ -105,10 +95,7 @@ function ContextDialog ({ field, onClose }: { field: Listed | null; onClose: () 
         <TextArea label='Legal values' value={values} onChange={setValues} rows={4} hint='One value per line; empty: any value' errors={errorsAt(save.error, '/legalValues')} />
         <Check label='Can be used for stickiness' checked={stickiness} onChange={setStickiness} />
         <ErrorAlert error={save.error} shownAt={['/name', '/description', '/legalValues']} />
-        <footer>
-          <button type='button' className='secondary' onClick={onClose}>Cancel</button>
-          <button type='submit' aria-busy={save.isPending || undefined}>Save</button>
-        </footer>
+        <FormButtons onCancel={onClose} label='Save' busy={save.isPending} />
       </form>
     </Dialog>
   )

@@ -1,8 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { type FormEvent, useState } from 'react'
+import { useState } from 'react'
 import { post, put, seg } from '../api'
 import { useAnnounce } from '../announce'
-import { Check, Dialog, ErrorAlert, errorsAt, Loading, PageHeading, SelectField, TextArea, TextField, useTitle } from '../components/ui'
+import { Check, Dialog, ErrorAlert, errorsAt, FormButtons, PageHeading, QueryStatus, RowButton, RowHeader, SelectField, submitting, TextArea, TextField, useTitle } from '../components/ui'
 import { keys, useDefinitions } from '../queries'
 import { useSession } from '../session'
 import type { StrategyDefinition, StrategyParameter } from '../types'
@@ -35,8 +35,7 @@ export function Definitions () {
     <>
       <PageHeading actions={canChange && <button type='button' onClick={() => setEditing('new')}>New strategy</button>}>Strategies</PageHeading>
       <p className='muted'>The kinds of strategy a flag can use. Custom ones declare parameters that SDKs with a matching implementation read.</p>
-      {definitions.isPending && <Loading what='Loading strategies' />}
-      {definitions.isError && <ErrorAlert error={definitions.error} />}
+      <QueryStatus query={definitions} what='Loading strategies' />
       <ErrorAlert error={deprecate.error} />
       {definitions.data && (
         <div className='table-scroll'>
@@ -45,13 +44,13 @@ export function Definitions () {
             <tbody>
               {definitions.data.map((d) => (
                 <tr key={d.name}>
-                  <th scope='row'>{strategyLabel(d.name, definitions.data)} <code>{d.name}</code>{d.description && <><br /><small className='muted'>{d.description}</small></>}</th>
+                  <RowHeader detail={d.description}>{strategyLabel(d.name, definitions.data)} <code>{d.name}</code></RowHeader>
                   <td>{d.parameters.length === 0 ? 'None' : d.parameters.map((p) => `${p.name} (${p.type}${p.required ? ', required' : ''})`).join(', ')}</td>
                   <td>{d.deprecated ? 'Deprecated' : 'Active'}{d.editable ? '' : ', built in'}</td>
                   {canChange && (
                     <td>
                       <div className='row'>
-                        {d.editable && <button type='button' className='secondary outline small' onClick={() => setEditing(d)}>Edit<span className='visually-hidden'> {d.name}</span></button>}
+                        {d.editable && <RowButton onClick={() => setEditing(d)} what={d.name}>Edit</RowButton>}
                         <button type='button' className='secondary outline small' onClick={() => deprecate.mutate(d)}>
                           {d.deprecated ? 'Reactivate' : 'Deprecate'}<span className='visually-hidden'> {d.name}</span>
                         </button>
@@ -86,10 +85,7 @@ function DefinitionDialog ({ definition, onClose }: { definition: StrategyDefini
       onClose()
     },
   })
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    save.mutate()
-  }
+  const submit = submitting(() => save.mutate())
   const update = (i: number, patch: Partial<StrategyParameter>) => setParameters((ps) => ps.map((p, j) => (j === i ? { ...p, ...patch } : p)))
   return (
     <Dialog title={definition ? `Edit strategy ${definition.name}` : 'New strategy'} open onClose={onClose} wide>
@@ -116,10 +112,7 @@ function DefinitionDialog ({ definition, onClose }: { definition: StrategyDefini
           <button type='button' className='secondary' onClick={() => setParameters((ps) => [...ps, { name: '', type: 'string', description: '', required: false }])}>Add parameter</button>
         </fieldset>
         <ErrorAlert error={save.error} shownAt={['/name', '/description', ...parameters.map((_, i) => `/parameters/${i}/name`)]} />
-        <footer>
-          <button type='button' className='secondary' onClick={onClose}>Cancel</button>
-          <button type='submit' aria-busy={save.isPending || undefined}>Save</button>
-        </footer>
+        <FormButtons onCancel={onClose} label='Save' busy={save.isPending} />
       </form>
     </Dialog>
   )

@@ -1,9 +1,9 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { type FormEvent, useId, useState } from 'react'
+import { useId, useState } from 'react'
 import { Link } from 'wouter'
 import { del, post, seg } from '../api'
 import { useAnnounce } from '../announce'
-import { ErrorAlert, errorsAt, SelectField, TextField } from '../components/ui'
+import { ErrorAlert, errorsAt, SelectField, submitting, TextField } from '../components/ui'
 import { keys, useFeatures } from '../queries'
 import { useSession } from '../session'
 import type { FeatureDetails } from '../types'
@@ -68,10 +68,7 @@ function AddDependency ({ feature, onDone }: { feature: FeatureDetails; onDone: 
       onDone()
     },
   })
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    add.mutate()
-  }
+  const submit = submitting(() => add.mutate())
   return (
     <form onSubmit={submit} className='card'>
       <datalist id={listId}>

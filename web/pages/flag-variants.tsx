@@ -1,10 +1,10 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { type FormEvent, useEffect, useState } from 'react'
+import { useEffect, useState } from 'react'
 import { createPatch } from 'rfc6902'
 import { ApiProblem, request, seg } from '../api'
 import { useAnnounce } from '../announce'
 import { JsonDiff } from '../components/diff'
-import { ErrorAlert, Loading } from '../components/ui'
+import { ErrorAlert, QueryStatus, submitting } from '../components/ui'
 import { draftToVariant, distribute, payloadProblem, type VariantDraft, VariantsEditor, variantToDraft } from '../components/variants'
 import { keys } from '../queries'
 import { useSession } from '../session'
@@ -74,18 +74,14 @@ function EnvironmentVariants ({ feature, environment }: { feature: FeatureDetail
       }
     },
   })
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    if (base) save.mutate({ from: base })
-  }
+  const submit = submitting(() => base && save.mutate({ from: base }))
   const dirty = base !== null && JSON.stringify(drafts.map(draftToVariant)) !== JSON.stringify(base.variants)
   const invalid = distribute(drafts).problem !== null || drafts.some((d) => payloadProblem(d.payloadType, d.payloadValue) !== null)
   const headingId = `variants-${environment}`
   return (
     <section className='card' aria-labelledby={headingId}>
       <h3 id={headingId}>Variants in {environment}</h3>
-      {loaded.isPending && <Loading what='Loading variants' />}
-      {loaded.isError && <ErrorAlert error={loaded.error} />}
+      <QueryStatus query={loaded} what='Loading variants' />
       {base && !canChange && (
         base.variants.length === 0
           ? <p className='muted'>No variants.</p>

@@ -1,10 +1,10 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { type FormEvent, useState } from 'react'
+import { useState } from 'react'
 import { Link } from 'wouter'
 import { del, post, put, seg } from '../api'
 import { useAnnounce } from '../announce'
 import { describeConstraint } from '../components/constraints'
-import { Check, Confirm, Dialog, ErrorAlert, errorsAt, Loading, PageHeading, SelectField, TextArea, useTitle } from '../components/ui'
+import { Check, Confirm, Dialog, ErrorAlert, errorsAt, FormButtons, Loading, PageHeading, SelectField, submitting, TextArea, useConfirmedRemoval, useTitle } from '../components/ui'
 import { keys, useDefinitions, useFeature, useSegments } from '../queries'
 import { useSession } from '../session'
 import type { FeatureDetails, FeatureEnvironment, Strategy } from '../types'
@@ -14,6 +14,7 @@ import { FlagVariants } from './flag-variants'
 import { FLAG_TYPES, STAGE_LABELS } from './flags'
 import { Lifecycle } from './lifecycle'
 import { StrategyDialog, strategyLabel } from './strategy'
+import { Tags } from './tags'
 
 const TABS = [
   { id: 'overview', label: 'Overview', path: '' },
@@ -129,10 +130,7 @@ function SettingsDialog ({ feature, onClose, onSaved }: { feature: FeatureDetail
       onClose()
     },
   })
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    save.mutate()
-  }
+  const submit = submitting(() => save.mutate())
   return (
     <Dialog title={`Settings of ${feature.name}`} open onClose={onClose}>
       <form onSubmit={submit}>
@@ -140,10 +138,7 @@ function SettingsDialog ({ feature, onClose, onSaved }: { feature: FeatureDetail
         <SelectField label='Type' value={type} onChange={setType} options={FLAG_TYPES.some((t) => t.value === type) ? FLAG_TYPES : [...FLAG_TYPES, { value: type, label: type }]} errors={errorsAt(save.error, '/type')} />
         <Check label='Impression data' hint='SDKs emit an impression event each time they evaluate the flag' checked={impressionData} onChange={setImpressionData} />
         <ErrorAlert error={save.error} shownAt={['/description', '/type']} />
-        <footer>
-          <button type='button' className='secondary' onClick={onClose}>Cancel</button>
-          <button type='submit' aria-busy={save.isPending || undefined}>Save</button>
-        </footer>
+        <FormButtons onCancel={onClose} label='Save' busy={save.isPending} />
       </form>
     </Dialog>
   )
@@ -161,6 +156,7 @@ function Overview ({ feature }: { feature: FeatureDetails }) {
         </div>
       </section>
       <Dependencies feature={feature} />
+      <Tags feature={feature} />
     </>
   )
 }
@@ -172,7 +168,6 @@ function EnvironmentPanel ({ feature, env }: { feature: FeatureDetails; env: Fea
   const definitions = useDefinitions()
   const segments = useSegments()
   const [editing, setEditing] = useState<Strategy | 'new' | null>(null)
-  const [removing, setRemoving] = useState<Strategy | null>(null)
   const canChange = session.can('change-flags') && feature.lifecycle.stage !== 'archived'
   const envPath = `${flagPath(feature.project, feature.name)}/environments/${seg(env.name)}`
   const refresh = () => Promise.all([
@@ -186,14 +181,13 @@ function EnvironmentPanel ({ feature, env }: { feature: FeatureDetails; env: Fea
       announce(`${feature.name} is ${on ? 'on' : 'off'} in ${env.name}`)
     },
   })
-  const remove = useMutation({
-    mutationFn: (s: Strategy) => del(`${envPath}/strategies/${seg(s.id)}`),
-    onSuccess: async () => {
+  const removal = useConfirmedRemoval(
+    (s: Strategy) => del(`${envPath}/strategies/${seg(s.id)}`),
+    async () => {
       await refresh()
-      setRemoving(null)
       announce('Strategy removed')
-    },
-  })
+    }
+  )
   const reorder = useMutation({
     mutationFn: (order: Strategy[]) => post(`${envPath}/strategies/set-sort-order`, order.map((s, i) => ({ id: s.id, sortOrder: i }))),
     onSuccess: async () => {
@@ -237,7 +231,7 @@ function EnvironmentPanel ({ feature, env }: { feature: FeatureDetails; env: Fea
                 <button type='button' className='secondary outline small' onClick={() => setEditing(s)}>Edit</button>
                 {i > 0 && <button type='button' className='secondary outline small' onClick={() => move(i, -1)}>Move up<span className='visually-hidden'>: {s.title || strategyLabel(s.name, definitions.data)}</span></button>}
                 {i < strategies.length - 1 && <button type='button' className='secondary outline small' onClick={() => move(i, 1)}>Move down<span className='visually-hidden'>: {s.title || strategyLabel(s.name, definitions.data)}</span></button>}
-                <button type='button' className='secondary outline small' onClick={() => setRemoving(s)}>Remove</button>
+                <button type='button' className='secondary outline small' onClick={() => removal.ask(s)}>Remove</button>
               </div>
             )}
           </li>
@@ -255,12 +249,8 @@ function EnvironmentPanel ({ feature, env }: { feature: FeatureDetails; env: Fea
       )}
       <Confirm
         title='Remove this strategy?'
-        open={removing !== null}
-        onClose={() => setRemoving(null)}
-        onConfirm={() => removing && remove.mutate(removing)}
         confirmLabel='Remove'
-        busy={remove.isPending}
-        error={remove.error}
+        {...removal.confirm}
       >
         <p>Users it reached no longer get the flag through it in {env.name}.</p>
       </Confirm>

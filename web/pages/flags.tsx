@@ -1,10 +1,10 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useWindowVirtualizer } from '@tanstack/react-virtual'
-import { type FormEvent, memo, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react'
+import { memo, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react'
 import { Link, useLocation } from 'wouter'
 import { post, seg } from '../api'
 import { useAnnounce } from '../announce'
-import { Dialog, ErrorAlert, errorsAt, Loading, PageHeading, SelectField, TextArea, TextField, useTitle } from '../components/ui'
+import { Dialog, ErrorAlert, errorsAt, FormButtons, PageHeading, QueryStatus, SelectField, submitting, TextArea, TextField, useTitle } from '../components/ui'
 import { keys, useFeatures, useProjects } from '../queries'
 import { useSession } from '../session'
 import type { FeatureSummary, Stage } from '../types'
@@ -164,8 +164,7 @@ export function FlagList ({ project }: { project: string }) {
           </div>
         </details>
       </div>
-      {features.isPending && <Loading what='Loading flags' />}
-      {features.isError && <ErrorAlert error={features.error} />}
+      <QueryStatus query={features} what='Loading flags' />
       {features.data && (
         <>
           <div className='list-summary'>
@@ -213,6 +212,7 @@ const FlagRows = memo(function FlagRows ({ project, flags }: { project: string; 
             <div className='flag-row-facts'>
               <span className='badge'>{FLAG_TYPES.find((t) => t.value === flag.type)?.label ?? flag.type}</span>
               {flag.lifecycle && <span className={`badge stage-${flag.lifecycle.stage}`}>{STAGE_LABELS[flag.lifecycle.stage]}</span>}
+              {flag.tags?.map((t) => <span key={tagKey(t)} className='badge tag'>{tagKey(t)}</span>)}
               {flag.environments?.map((e) => (
                 <span key={e.name} className={`env-state ${e.enabled ? 'on' : 'off'}`}>
                   {e.name}: {e.enabled ? 'on' : 'off'}
@@ -242,10 +242,7 @@ function NewFlag ({ project, open, onClose }: { project: string; open: boolean; 
       navigate(`/projects/${seg(project)}/features/${seg(name)}`)
     },
   })
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    create.mutate()
-  }
+  const submit = submitting(() => create.mutate())
   return (
     <Dialog title='New flag' open={open} onClose={onClose}>
       <form onSubmit={submit}>
@@ -261,10 +258,7 @@ function NewFlag ({ project, open, onClose }: { project: string; open: boolean; 
         <SelectField label='Type' value={type} onChange={setType} options={FLAG_TYPES} errors={errorsAt(create.error, '/type')} />
         <TextArea label='Description' value={description} onChange={setDescription} errors={errorsAt(create.error, '/description')} />
         <ErrorAlert error={create.error} shownAt={['/name', '/type', '/description']} />
-        <footer>
-          <button type='button' className='secondary' onClick={onClose}>Cancel</button>
-          <button type='submit' aria-busy={create.isPending || undefined}>Create</button>
-        </footer>
+        <FormButtons onCancel={onClose} label='Create' busy={create.isPending} />
       </form>
     </Dialog>
   )

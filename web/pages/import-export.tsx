@@ -1,10 +1,9 @@
 import { useMutation } from '@tanstack/react-query'
-import { type FormEvent, useId, useState } from 'react'
-import { get, post, seg } from '../api'
+import { useId, useState } from 'react'
+import { post } from '../api'
 import { useAnnounce } from '../announce'
-import { ErrorAlert, PageHeading, SelectField, useTitle } from '../components/ui'
+import { ErrorAlert, PageHeading, SelectField, submitting, useTitle } from '../components/ui'
 import { useEnvironments, useProjects } from '../queries'
-import type { FeatureSummary } from '../types'
 
 interface Finding { message: string; affectedItems: string[] }
 interface Validation { errors: Finding[]; warnings: Finding[]; permissions?: Finding[] }
@@ -31,10 +30,10 @@ function Export () {
   const [project, setProject] = useState('default')
   const [environment, setEnvironment] = useState('development')
   const run = useMutation({
+    // By project: a project without flags exports none (an empty list of names would mean "all").
     mutationFn: async () => {
-      const { features } = await get<{ features: FeatureSummary[] }>(`/api/admin/projects/${seg(project)}/features`)
-      const data = await post<unknown>('/api/admin/features-batch/export', { features: features.map((f) => f.name), environment })
-      return { data, count: features.length }
+      const data = await post<{ features: unknown[] }>('/api/admin/features-batch/export', { project, environment })
+      return { data, count: data.features.length }
     },
     onSuccess: ({ data, count }) => {
       const url = URL.createObjectURL(new Blob([JSON.stringify(data, null, 2)], { type: 'application/json' }))
@@ -43,13 +42,10 @@ function Export () {
       a.download = `export-${project}-${environment}.json`
       a.click()
       setTimeout(() => URL.revokeObjectURL(url), 10_000)
-      announce(`Exported ${count} flags of ${project} in ${environment}`)
+      announce(`Exported ${count} ${count === 1 ? 'flag' : 'flags'} of ${project} in ${environment}`)
     },
   })
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    run.mutate()
-  }
+  const submit = submitting(() => run.mutate())
   return (
     <section aria-labelledby='export-heading' className='card'>
       <h2 id='export-heading'>Export</h2>
@@ -102,7 +98,7 @@ function Import () {
   return (
     <section aria-labelledby='import-heading' className='card'>
       <h2 id='import-heading'>Import</h2>
-      <form onSubmit={(e) => { e.preventDefault(); validate.mutate() }}>
+      <form onSubmit={submitting(() => validate.mutate())}>
         <div className='grid-2'>
           <SelectField label='Into project' value={project} onChange={(v) => { setProject(v); validate.reset() }} options={(projects.data ?? []).map((p) => ({ value: p.id, label: p.name }))} />
           <SelectField label='Into environment' value={environment} onChange={(v) => { setEnvironment(v); validate.reset() }} options={(environments.data ?? []).map((e) => ({ value: e.name, label: e.name }))} />
@@ -136,7 +132,11 @@ function Findings ({ title, items, kind }: { title: string; items: Finding[]; ki
   return (
     <div className={`alert ${kind}`}>
       <h3>{title}</h3>
-      <ul>{items.map((f, i) => <li key={i}>{f.message}{f.affectedItems.length > 0 && `: ${f.affectedItems.join(', ')}`}</li>)}</ul>
+      <ul>{items.map((f, i) => <li key={i}>{findingText(f)}</li>)}</ul>
     </div>
   )
 }
+
+/** Unleash's messages end with a colon before the items they name; ours may not. */
+const findingText = (f: Finding) =>
+  f.affectedItems.length === 0 ? f.message : `${f.message}${f.message.endsWith(':') ? '' : ':'} ${f.affectedItems.join(', ')}`

@@ -1,8 +1,8 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { type FormEvent, useState } from 'react'
+import { useState } from 'react'
 import { post } from '../api'
 import { useAnnounce } from '../announce'
-import { Dialog, ErrorAlert, errorsAt, TextField, Time } from '../components/ui'
+import { Dialog, ErrorAlert, errorsAt, FormButtons, submitting, TextField, Time } from '../components/ui'
 import { keys, useLifecycle } from '../queries'
 import { useSession } from '../session'
 import type { FeatureDetails, Stage } from '../types'
@@ -94,10 +94,7 @@ function CompleteDialog ({ feature, onClose, onDone }: { feature: FeatureDetails
       onClose()
     },
   })
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    if (status) complete.mutate()
-  }
+  const submit = submitting(() => status && complete.mutate())
   return (
     <Dialog title={`Mark ${feature.name} completed`} open onClose={onClose}>
       <form onSubmit={submit}>
@@ -117,10 +114,7 @@ function CompleteDialog ({ feature, onClose, onDone }: { feature: FeatureDetails
           />
         )}
         <ErrorAlert error={complete.error} shownAt={['/statusValue']} />
-        <footer>
-          <button type='button' className='secondary' onClick={onClose}>Cancel</button>
-          <button type='submit' disabled={!status || complete.isPending} aria-busy={complete.isPending || undefined}>Confirm</button>
-        </footer>
+        <FormButtons onCancel={onClose} label='Confirm' busy={complete.isPending} disabled={!status || complete.isPending} />
       </form>
     </Dialog>
   )

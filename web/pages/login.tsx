@@ -1,7 +1,7 @@
 import { useMutation } from '@tanstack/react-query'
-import { type FormEvent, useState } from 'react'
+import { useState } from 'react'
 import { post } from '../api'
-import { ErrorAlert, PageHeading, TextField, useTitle } from '../components/ui'
+import { ErrorAlert, PageHeading, submitting, TextField, useTitle } from '../components/ui'
 import { useRefreshSession } from '../session'
 
 export function Login () {
@@ -13,10 +13,7 @@ export function Login () {
     mutationFn: () => post('/auth/simple/login', { username, password }),
     onSuccess: () => refresh(),
   })
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    login.mutate()
-  }
+  const submit = submitting(() => login.mutate())
   return (
     <main className='container narrow' id='main'>
       <PageHeading>Sign in</PageHeading>

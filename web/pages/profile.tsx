@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { type FormEvent, useState } from 'react'
+import { useState } from 'react'
 import { del, get, post } from '../api'
 import { useAnnounce } from '../announce'
-import { Confirm, Dialog, ErrorAlert, errorsAt, Loading, PageHeading, SecretOnce, TextField, Time, useTitle } from '../components/ui'
+import { Confirm, Dialog, ErrorAlert, errorsAt, FormButtons, PageHeading, QueryStatus, RowButton, SecretOnce, submitting, TextField, Time, useConfirmedRemoval, useTitle } from '../components/ui'
 import { useSession } from '../session'
 import type { PersonalAccessToken } from '../types'
 
@@ -26,21 +26,18 @@ function AccessTokens () {
   const client = useQueryClient()
   const announce = useAnnounce()
   const [creating, setCreating] = useState(false)
-  const [removing, setRemoving] = useState<PersonalAccessToken | null>(null)
-  const remove = useMutation({
-    mutationFn: (t: PersonalAccessToken) => del(`/api/admin/user/tokens/${t.id}`),
-    onSuccess: async () => {
+  const removal = useConfirmedRemoval(
+    (t: PersonalAccessToken) => del(`/api/admin/user/tokens/${t.id}`),
+    async () => {
       await client.invalidateQueries({ queryKey: KEY })
-      setRemoving(null)
       announce('Personal access token deleted')
-    },
-  })
+    }
+  )
   return (
     <section aria-labelledby='pat-heading'>
       <h2 id='pat-heading'>Personal access tokens</h2>
       <p className='muted'>For scripts that act as you, with your role. The secret is shown once.</p>
-      {tokens.isPending && <Loading what='Loading tokens' />}
-      {tokens.isError && <ErrorAlert error={tokens.error} />}
+      <QueryStatus query={tokens} what='Loading tokens' />
       {tokens.data?.length === 0 && <p>No personal access tokens.</p>}
       {tokens.data && tokens.data.length > 0 && (
         <div className='table-scroll'>
@@ -52,7 +49,7 @@ function AccessTokens () {
                   <th scope='row'>{t.description}</th>
                   <td><Time value={t.expiresAt} /></td>
                   <td><Time value={t.seenAt} /></td>
-                  <td><button type='button' className='secondary outline small' onClick={() => setRemoving(t)}>Delete<span className='visually-hidden'> {t.description}</span></button></td>
+                  <td><RowButton onClick={() => removal.ask(t)} what={t.description}>Delete</RowButton></td>
                 </tr>
               ))}
             </tbody>
@@ -61,7 +58,7 @@ function AccessTokens () {
       )}
       <button type='button' className='secondary' onClick={() => setCreating(true)}>New personal access token</button>
       {creating && <NewAccessToken onClose={() => setCreating(false)} />}
-      <Confirm title='Delete this token?' open={removing !== null} onClose={() => setRemoving(null)} onConfirm={() => removing && remove.mutate(removing)} confirmLabel='Delete' busy={remove.isPending} error={remove.error}>
+      <Confirm title='Delete this token?' confirmLabel='Delete' {...removal.confirm}>
         <p>Scripts that use it are refused from then on.</p>
       </Confirm>
     </section>
@@ -82,10 +79,7 @@ function NewAccessToken ({ onClose }: { onClose: () => void }) {
       announce('Personal access token created')
     },
   })
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    create.mutate()
-  }
+  const submit = submitting(() => create.mutate())
   return (
     <Dialog title='New personal access token' open onClose={onClose}>
       {create.data?.secret
@@ -100,10 +94,7 @@ function NewAccessToken ({ onClose }: { onClose: () => void }) {
             <TextField label='Description' value={description} onChange={setDescription} required hint='What the token is for' errors={errorsAt(create.error, '/description')} />
             <TextField label='Expires on' type='date' value={expires} min={inDays(1)} onChange={setExpires} required errors={errorsAt(create.error, '/expiresAt')} />
             <ErrorAlert error={create.error} shownAt={['/description', '/expiresAt']} />
-            <footer>
-              <button type='button' className='secondary' onClick={onClose}>Cancel</button>
-              <button type='submit' aria-busy={create.isPending || undefined}>Create</button>
-            </footer>
+            <FormButtons onCancel={onClose} label='Create' busy={create.isPending} />
           </form>
           )}
     </Dialog>
@@ -125,10 +116,7 @@ function ChangePassword () {
     },
   })
   const mismatch = confirmPassword !== '' && confirmPassword !== password
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    if (!mismatch) change.mutate()
-  }
+  const submit = submitting(() => !mismatch && change.mutate())
   return (
     <section aria-labelledby='password-heading'>
       <h2 id='password-heading'>Change password</h2>

@@ -1,9 +1,9 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { type FormEvent, useState } from 'react'
+import { useState } from 'react'
 import { Link } from 'wouter'
 import { post } from '../api'
 import { useAnnounce } from '../announce'
-import { Dialog, ErrorAlert, errorsAt, Loading, PageHeading, TextArea, TextField, useTitle } from '../components/ui'
+import { Dialog, ErrorAlert, errorsAt, FormButtons, PageHeading, QueryStatus, submitting, TextArea, TextField, useTitle } from '../components/ui'
 import { keys, useProjects } from '../queries'
 import { useSession } from '../session'
 
@@ -15,8 +15,7 @@ export function Projects () {
   return (
     <>
       <PageHeading actions={session.can('admin') && <button type='button' onClick={() => setCreating(true)}>New project</button>}>Projects</PageHeading>
-      {projects.isPending && <Loading what='Loading projects' />}
-      {projects.isError && <ErrorAlert error={projects.error} />}
+      <QueryStatus query={projects} what='Loading projects' />
       {projects.data && (
         <ul className='cards'>
           {projects.data.map((p) => (
@@ -51,10 +50,7 @@ function NewProject ({ open, onClose }: { open: boolean; onClose: () => void }) 
       onClose()
     },
   })
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    create.mutate()
-  }
+  const submit = submitting(() => create.mutate())
   return (
     <Dialog title='New project' open={open} onClose={onClose}>
       <form onSubmit={submit}>
@@ -62,10 +58,7 @@ function NewProject ({ open, onClose }: { open: boolean; onClose: () => void }) 
         <TextField label='Name' value={name} onChange={setName} hint='Shown to people; the id if left empty' errors={errorsAt(create.error, '/name')} />
         <TextArea label='Description' value={description} onChange={setDescription} errors={errorsAt(create.error, '/description')} />
         <ErrorAlert error={create.error} shownAt={['/id', '/name', '/description']} />
-        <footer>
-          <button type='button' className='secondary' onClick={onClose}>Cancel</button>
-          <button type='submit' aria-busy={create.isPending || undefined}>Create</button>
-        </footer>
+        <FormButtons onCancel={onClose} label='Create' busy={create.isPending} />
       </form>
     </Dialog>
   )

@@ -1,9 +1,9 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { type FormEvent, useState } from 'react'
+import { useState } from 'react'
 import { del, get, post, put } from '../api'
 import { useAnnounce } from '../announce'
 import { type ConstraintDraft, ConstraintsEditor, describeConstraint, fromDraft, toDraft } from '../components/constraints'
-import { Confirm, Dialog, ErrorAlert, errorsAt, Loading, PageHeading, SelectField, TextArea, TextField, useTitle } from '../components/ui'
+import { Confirm, Dialog, ErrorAlert, errorsAt, FormButtons, Loading, PageHeading, QueryStatus, RowButton, RowHeader, SelectField, submitting, TextArea, TextField, useConfirmedRemoval, useTitle } from '../components/ui'
 import { keys, useProjects, useSegments } from '../queries'
 import { useSession } from '../session'
 import type { Segment } from '../types'
@@ -15,22 +15,19 @@ export function Segments () {
   const client = useQueryClient()
   const announce = useAnnounce()
   const [editing, setEditing] = useState<Segment | 'new' | null>(null)
-  const [removing, setRemoving] = useState<Segment | null>(null)
-  const remove = useMutation({
-    mutationFn: (s: Segment) => del(`/api/admin/segments/${s.id}`),
-    onSuccess: async (_d, s) => {
+  const removal = useConfirmedRemoval(
+    (s: Segment) => del(`/api/admin/segments/${s.id}`),
+    async (s: Segment) => {
       await client.invalidateQueries({ queryKey: keys.segments })
-      setRemoving(null)
       announce(`Segment ${s.name} deleted`)
-    },
-  })
+    }
+  )
   const canChange = session.can('change-flags')
   return (
     <>
       <PageHeading actions={canChange && <button type='button' onClick={() => setEditing('new')}>New segment</button>}>Segments</PageHeading>
       <p className='muted'>A segment is a named set of constraints that strategies of many flags can share: change it once, every strategy using it follows.</p>
-      {segments.isPending && <Loading what='Loading segments' />}
-      {segments.isError && <ErrorAlert error={segments.error} />}
+      <QueryStatus query={segments} what='Loading segments' />
       {segments.data?.length === 0 && <p>No segments yet.</p>}
       {segments.data && segments.data.length > 0 && (
         <div className='table-scroll'>
@@ -39,14 +36,14 @@ export function Segments () {
             <tbody>
               {segments.data.map((s) => (
                 <tr key={s.id}>
-                  <th scope='row'>{s.name}{s.description && <><br /><small className='muted'>{s.description}</small></>}</th>
+                  <RowHeader detail={s.description}>{s.name}</RowHeader>
                   <td><ul className='facts-list'>{s.constraints.map((c, i) => <li key={i}>{describeConstraint(c)}</li>)}</ul></td>
                   <td>{s.project ?? 'All projects'}</td>
                   {canChange && (
                     <td>
                       <div className='row'>
-                        <button type='button' className='secondary outline small' onClick={() => setEditing(s)}>Edit<span className='visually-hidden'> {s.name}</span></button>
-                        <button type='button' className='secondary outline small' onClick={() => setRemoving(s)}>Delete<span className='visually-hidden'> {s.name}</span></button>
+                        <RowButton onClick={() => setEditing(s)} what={s.name}>Edit</RowButton>
+                        <RowButton onClick={() => removal.ask(s)} what={s.name}>Delete</RowButton>
                       </div>
                     </td>
                   )}
@@ -58,15 +55,11 @@ export function Segments () {
       )}
       {editing && <SegmentDialog segment={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />}
       <Confirm
-        title={`Delete segment ${removing?.name ?? ''}?`}
-        open={removing !== null}
-        onClose={() => { setRemoving(null); remove.reset() }}
-        onConfirm={() => removing && remove.mutate(removing)}
+        title={`Delete segment ${removal.item?.name ?? ''}?`}
         confirmLabel='Delete'
-        busy={remove.isPending}
-        error={remove.error}
+        {...removal.confirm}
       >
-        {removing && <SegmentUsage segment={removing} />}
+        {removal.item && <SegmentUsage segment={removal.item} />}
       </Confirm>
     </>
   )
@@ -108,10 +101,7 @@ function SegmentDialog ({ segment, onClose }: { segment: Segment | null; onClose
       onClose()
     },
   })
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    save.mutate()
-  }
+  const submit = submitting(() => save.mutate())
   const nested = constraints.map((_, i) => `/constraints/${i}`)
   return (
     <Dialog title={segment ? `Edit segment ${segment.name}` : 'New segment'} open onClose={onClose} wide>
@@ -128,10 +118,7 @@ function SegmentDialog ({ segment, onClose }: { segment: Segment | null; onClose
         />
         <ConstraintsEditor drafts={constraints} onChange={setConstraints} error={save.error} />
         <ErrorAlert error={save.error} shownAt={['/name', '/description', '/project', ...nested]} />
-        <footer>
-          <button type='button' className='secondary' onClick={onClose}>Cancel</button>
-          <button type='submit' aria-busy={save.isPending || undefined}>Save</button>
-        </footer>
+        <FormButtons onCancel={onClose} label='Save' busy={save.isPending} />
       </form>
     </Dialog>
   )

@@ -1,9 +1,9 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
-import { type FormEvent, useState } from 'react'
+import { useState } from 'react'
 import { ApiProblem, post, put, seg } from '../api'
 import { useAnnounce } from '../announce'
 import { type ConstraintDraft, ConstraintsEditor, fromDraft, toDraft, useContextFields } from '../components/constraints'
-import { Check, Dialog, ErrorAlert, errorsAt, Field, SelectField, TextField } from '../components/ui'
+import { Check, Dialog, ErrorAlert, errorsAt, Field, FormButtons, SelectField, submitting, TextField } from '../components/ui'
 import { draftToVariant, type VariantDraft, VariantsEditor, variantToDraft } from '../components/variants'
 import { keys, useDefinitions, useSegments } from '../queries'
 import type { FeatureDetails, Strategy, StrategyDefinition } from '../types'
@@ -75,10 +75,7 @@ export function StrategyDialog ({ feature, environment, strategy, onClose }: {
     setName(next)
     setParameters(next === 'flexibleRollout' ? { rollout: '100', stickiness: 'default', groupId: feature.name } : {})
   }
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    save.mutate()
-  }
+  const submit = submitting(() => save.mutate())
   const paramErrors = (key: string) => errorsAt(save.error, `/parameters/${key}`).concat(errorsAt(save.error, '/parameters'))
   const shownAt = ['/name', '/title', ...Object.keys(parameters).map((k) => `/parameters/${k}`)]
   const nested = save.error instanceof ApiProblem
@@ -175,10 +172,7 @@ export function StrategyDialog ({ feature, environment, strategy, onClose }: {
         </fieldset>
         <Check label='Paused (kept, but not served to SDKs)' checked={disabled} onChange={setDisabled} />
         <ErrorAlert error={save.error} shownAt={[...shownAt, ...nested]} />
-        <footer>
-          <button type='button' className='secondary' onClick={onClose}>Cancel</button>
-          <button type='submit' aria-busy={save.isPending || undefined}>Save</button>
-        </footer>
+        <FormButtons onCancel={onClose} label='Save' busy={save.isPending} />
       </form>
     </Dialog>
   )

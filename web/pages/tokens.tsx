@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { type FormEvent, useState } from 'react'
+import { useState } from 'react'
 import { del, get, post, seg } from '../api'
 import { useAnnounce } from '../announce'
-import { Check, Confirm, Dialog, ErrorAlert, errorsAt, Loading, PageHeading, SecretOnce, SelectField, TextField, Time, useTitle } from '../components/ui'
+import { Check, Confirm, Dialog, ErrorAlert, errorsAt, FormButtons, PageHeading, QueryStatus, RowButton, SecretOnce, SelectField, submitting, TextField, Time, useConfirmedRemoval, useTitle } from '../components/ui'
 import { useEnvironments, useProjects } from '../queries'
 import type { ApiToken } from '../types'
 
@@ -20,21 +20,18 @@ export function ApiTokens () {
   const client = useQueryClient()
   const announce = useAnnounce()
   const [creating, setCreating] = useState(false)
-  const [removing, setRemoving] = useState<ApiToken | null>(null)
-  const remove = useMutation({
-    mutationFn: (t: ApiToken) => del(`/api/admin/api-tokens/${seg(t.tokenName)}`),
-    onSuccess: async (_d, t) => {
+  const removal = useConfirmedRemoval(
+    (t: ApiToken) => del(`/api/admin/api-tokens/${seg(t.tokenName)}`),
+    async (t: ApiToken) => {
       await client.invalidateQueries({ queryKey: KEY })
-      setRemoving(null)
       announce(`API token ${t.tokenName} deleted`)
-    },
-  })
+    }
+  )
   return (
     <>
       <PageHeading actions={<button type='button' onClick={() => setCreating(true)}>New API token</button>}>API tokens</PageHeading>
       <p className='muted'>Tokens for SDKs and scripts. The secret is shown once, when the token is created; only its name is listed here.</p>
-      {tokens.isPending && <Loading what='Loading tokens' />}
-      {tokens.isError && <ErrorAlert error={tokens.error} />}
+      <QueryStatus query={tokens} what='Loading tokens' />
       {tokens.data && (
         <div className='table-scroll'>
           <table>
@@ -47,7 +44,7 @@ export function ApiTokens () {
                   <td>{t.projects.join(', ').replace('*', 'All')}</td>
                   <td>{t.environments.join(', ').replace('*', 'All')}</td>
                   <td><Time value={t.createdAt} /></td>
-                  <td><button type='button' className='secondary outline small' onClick={() => setRemoving(t)}>Delete<span className='visually-hidden'> {t.tokenName}</span></button></td>
+                  <td><RowButton onClick={() => removal.ask(t)} what={t.tokenName}>Delete</RowButton></td>
                 </tr>
               ))}
             </tbody>
@@ -56,13 +53,9 @@ export function ApiTokens () {
       )}
       {creating && <NewToken onClose={() => setCreating(false)} />}
       <Confirm
-        title={`Delete API token ${removing?.tokenName ?? ''}?`}
-        open={removing !== null}
-        onClose={() => { setRemoving(null); remove.reset() }}
-        onConfirm={() => removing && remove.mutate(removing)}
+        title={`Delete API token ${removal.item?.tokenName ?? ''}?`}
         confirmLabel='Delete'
-        busy={remove.isPending}
-        error={remove.error}
+        {...removal.confirm}
       >
         <p>Everything that uses it is refused from then on.</p>
       </Confirm>
@@ -92,10 +85,7 @@ function NewToken ({ onClose }: { onClose: () => void }) {
       announce(`API token ${tokenName} created`)
     },
   })
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    create.mutate()
-  }
+  const submit = submitting(() => create.mutate())
   return (
     <Dialog title='New API token' open onClose={onClose}>
       {create.data?.secret
@@ -126,10 +116,7 @@ function NewToken ({ onClose }: { onClose: () => void }) {
               ))}
             </fieldset>
             <ErrorAlert error={create.error} shownAt={['/tokenName', '/type', '/environment']} />
-            <footer>
-              <button type='button' className='secondary' onClick={onClose}>Cancel</button>
-              <button type='submit' aria-busy={create.isPending || undefined}>Create</button>
-            </footer>
+            <FormButtons onCancel={onClose} label='Create' busy={create.isPending} />
           </form>
           )}
     </Dialog>

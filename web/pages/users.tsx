@@ -1,8 +1,8 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { type FormEvent, useState } from 'react'
+import { useState } from 'react'
 import { del, get, post, put } from '../api'
 import { useAnnounce } from '../announce'
-import { Confirm, Dialog, ErrorAlert, errorsAt, Loading, PageHeading, SelectField, TextField, Time, useTitle } from '../components/ui'
+import { Confirm, Dialog, ErrorAlert, errorsAt, FormButtons, PageHeading, QueryStatus, RowButton, SelectField, submitting, TextField, Time, useConfirmedRemoval, useTitle } from '../components/ui'
 import { roleOf } from '../session'
 import type { User } from '../types'
 
@@ -23,21 +23,18 @@ export function Users () {
   const client = useQueryClient()
   const announce = useAnnounce()
   const [editing, setEditing] = useState<User | 'new' | null>(null)
-  const [removing, setRemoving] = useState<User | null>(null)
-  const remove = useMutation({
-    mutationFn: (u: User) => del(`/api/admin/user-admin/${u.id}`),
-    onSuccess: async () => {
+  const removal = useConfirmedRemoval(
+    (u: User) => del(`/api/admin/user-admin/${u.id}`),
+    async () => {
       await client.invalidateQueries({ queryKey: KEY })
-      setRemoving(null)
       announce('User deleted')
-    },
-  })
+    }
+  )
   const label = (u: User) => u.name || u.username || u.email || `user ${u.id}`
   return (
     <>
       <PageHeading actions={<button type='button' onClick={() => setEditing('new')}>New user</button>}>Users</PageHeading>
-      {users.isPending && <Loading what='Loading users' />}
-      {users.isError && <ErrorAlert error={users.error} />}
+      <QueryStatus query={users} what='Loading users' />
       {users.data && (
         <div className='table-scroll'>
           <table>
@@ -51,8 +48,8 @@ export function Users () {
                   <td><Time value={u.seenAt} /></td>
                   <td>
                     <div className='row'>
-                      <button type='button' className='secondary outline small' onClick={() => setEditing(u)}>Edit<span className='visually-hidden'> {label(u)}</span></button>
-                      <button type='button' className='secondary outline small' onClick={() => setRemoving(u)}>Delete<span className='visually-hidden'> {label(u)}</span></button>
+                      <RowButton onClick={() => setEditing(u)} what={label(u)}>Edit</RowButton>
+                      <RowButton onClick={() => removal.ask(u)} what={label(u)}>Delete</RowButton>
                     </div>
                   </td>
                 </tr>
@@ -62,7 +59,7 @@ export function Users () {
         </div>
       )}
       {editing && <UserDialog user={editing === 'new' ? null : editing} onClose={() => setEditing(null)} />}
-      <Confirm title={`Delete ${removing ? label(removing) : ''}?`} open={removing !== null} onClose={() => setRemoving(null)} onConfirm={() => removing && remove.mutate(removing)} confirmLabel='Delete' busy={remove.isPending} error={remove.error}>
+      <Confirm title={`Delete ${removal.item ? label(removal.item) : ''}?`} confirmLabel='Delete' {...removal.confirm}>
         <p>They are signed out and can no longer sign in; their personal access tokens stop working.</p>
       </Confirm>
     </>
@@ -93,10 +90,7 @@ function UserDialog ({ user, onClose }: { user: User | null; onClose: () => void
       onClose()
     },
   })
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    save.mutate()
-  }
+  const submit = submitting(() => save.mutate())
   return (
     <Dialog title={user ? 'Edit user' : 'New user'} open onClose={onClose}>
       <form onSubmit={submit}>
@@ -106,10 +100,7 @@ function UserDialog ({ user, onClose }: { user: User | null; onClose: () => void
         <SelectField label='Role' value={rootRole} onChange={setRootRole} options={ROLES} errors={errorsAt(save.error, '/rootRole')} />
         <TextField label={user ? 'New password (optional)' : 'Password'} type='password' value={password} onChange={setPassword} autoComplete='new-password' errors={errorsAt(save.error, '/password')} />
         <ErrorAlert error={save.error} shownAt={['/name', '/username', '/email', '/rootRole', '/password']} />
-        <footer>
-          <button type='button' className='secondary' onClick={onClose}>Cancel</button>
-          <button type='submit' aria-busy={save.isPending || undefined}>Save</button>
-        </footer>
+        <FormButtons onCancel={onClose} label='Save' busy={save.isPending} />
       </form>
     </Dialog>
   )

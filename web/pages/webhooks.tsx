@@ -1,9 +1,9 @@
 import { useInfiniteQuery, useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
-import { type FormEvent, useState } from 'react'
+import { useState } from 'react'
 import { Link, useLocation } from 'wouter'
 import { del, get, post, put } from '../api'
 import { useAnnounce } from '../announce'
-import { Check, Confirm, Dialog, ErrorAlert, errorsAt, Loading, PageHeading, SecretOnce, TextArea, TextField, Time, useTitle } from '../components/ui'
+import { Check, Confirm, Dialog, ErrorAlert, errorsAt, FormButtons, Loading, PageHeading, QueryStatus, RowButton, RowHeader, SecretOnce, submitting, TextArea, TextField, Time, useTitle } from '../components/ui'
 import type { Delivery, Webhook } from '../types'
 
 const KEY = ['webhooks']
@@ -32,8 +32,7 @@ export function Webhooks () {
     <>
       <PageHeading actions={<button type='button' onClick={() => setCreating(true)}>New webhook</button>}>Webhooks</PageHeading>
       <p className='muted'>Changes sent to other systems as signed HTTP requests, retried until they are delivered.</p>
-      {webhooks.isPending && <Loading what='Loading webhooks' />}
-      {webhooks.isError && <ErrorAlert error={webhooks.error} />}
+      <QueryStatus query={webhooks} what='Loading webhooks' />
       {webhooks.data?.length === 0 && <p>No webhooks yet.</p>}
       {webhooks.data && webhooks.data.length > 0 && (
         <div className='table-scroll'>
@@ -42,7 +41,7 @@ export function Webhooks () {
             <tbody>
               {webhooks.data.map((w) => (
                 <tr key={w.id}>
-                  <th scope='row'><Link href={`/webhooks/${w.id}`}>{w.description || w.parameters.url}</Link><br /><small className='muted'>{w.parameters.url}</small></th>
+                  <RowHeader detail={w.parameters.url}><Link href={`/webhooks/${w.id}`}>{w.description || w.parameters.url}</Link></RowHeader>
                   <td>{w.events.length} {w.events.length === 1 ? 'event type' : 'event types'}</td>
                   <td>{w.enabled ? 'Enabled' : 'Disabled'}</td>
                 </tr>
@@ -137,8 +136,7 @@ function Deliveries ({ id }: { id: string }) {
   return (
     <section aria-labelledby='deliveries-heading'>
       <h2 id='deliveries-heading'>Deliveries</h2>
-      {deliveries.isPending && <Loading what='Loading deliveries' />}
-      {deliveries.isError && <ErrorAlert error={deliveries.error} />}
+      <QueryStatus query={deliveries} what='Loading deliveries' />
       <ErrorAlert error={redeliver.error} />
       {deliveries.data && all.length === 0 && <p className='muted'>Nothing sent yet.</p>}
       {all.length > 0 && (
@@ -148,7 +146,7 @@ function Deliveries ({ id }: { id: string }) {
             <tbody>
               {all.map((d) => (
                 <tr key={d.id}>
-                  <th scope='row'>{d.eventType}<br /><small className='muted'>event {d.eventId}, <Time value={d.createdAt} /></small></th>
+                  <RowHeader detail={<>event {d.eventId}, <Time value={d.createdAt} /></>}>{d.eventType}</RowHeader>
                   <td>{d.state === 'pending' ? <>Pending{d.nextAttemptAt && <>, next try <Time value={d.nextAttemptAt} /></>}</> : d.state === 'delivered' ? 'Delivered' : 'Gave up'}</td>
                   <td>
                     {d.attempts.length === 0 && 'None yet'}
@@ -168,7 +166,7 @@ function Deliveries ({ id }: { id: string }) {
                   </td>
                   <td>
                     {d.state !== 'pending' && (
-                      <button type='button' className='secondary outline small' onClick={() => redeliver.mutate(d)}>Redeliver<span className='visually-hidden'> delivery {d.id}</span></button>
+                      <RowButton onClick={() => redeliver.mutate(d)} what={`delivery ${d.id}`}>Redeliver</RowButton>
                     )}
                   </td>
                 </tr>
@@ -218,10 +216,7 @@ function WebhookDialog ({ webhook, onClose }: { webhook: Webhook | null; onClose
       if (webhook) onClose()
     },
   })
-  const submit = (e: FormEvent) => {
-    e.preventDefault()
-    save.mutate()
-  }
+  const submit = submitting(() => save.mutate())
   const created = !webhook && save.data?.signingSecret
   return (
     <Dialog title={webhook ? 'Edit webhook' : 'New webhook'} open onClose={onClose} wide>
@@ -253,10 +248,7 @@ function WebhookDialog ({ webhook, onClose }: { webhook: Webhook | null; onClose
             <TextField label='Authorization header' value={authorization} onChange={setAuthorization} autoComplete='off' hint={webhook ? 'Shown masked; leave ***** to keep the stored value' : 'Optional; sent as it is'} errors={errorsAt(save.error, '/parameters/authorization')} />
             <TextArea label='Body template' value={bodyTemplate} onChange={setBodyTemplate} rows={3} hint='Optional Mustache template; empty: the event as JSON' errors={errorsAt(save.error, '/parameters/bodyTemplate')} />
             <ErrorAlert error={save.error} shownAt={['/parameters/url', '/description', '/events', '/projects', '/environments', '/parameters/authorization', '/parameters/bodyTemplate']} />
-            <footer>
-              <button type='button' className='secondary' onClick={onClose}>Cancel</button>
-              <button type='submit' aria-busy={save.isPending || undefined}>Save</button>
-            </footer>
+            <FormButtons onCancel={onClose} label='Save' busy={save.isPending} />
           </form>
           )}
     </Dialog>
