@@ -6,6 +6,8 @@ import { tokenRoutes } from './auth/tokens.routes.js'
 import { environmentRoutes, featureRoutes, projectRoutes } from './catalog/catalog.routes.js'
 import { ClientState } from './client/client-state.js'
 import { clientRoutes } from './client/client.routes.js'
+import { streamingRoutes } from './client/streaming.routes.js'
+import { Streams } from './client/streaming.service.js'
 import { usageRoutes } from './client/usage.routes.js'
 import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
@@ -58,6 +60,8 @@ declare module 'fastify' {
      * `app.changes.subscribe(() => …)`. Listening from onReady until the app closes.
      */
     changes: ChangeFeed
+    /** The SSE streams of GET /api/client/streaming on this instance; all ended when the app closes. */
+    streams: Streams
   }
 }
 
@@ -143,6 +147,12 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   changes.subscribe(() => state.forget())
   const usageLimits = { maxApplications: config.clientMaxApplications, maxInstances: config.clientMaxInstances }
   await app.register(clientRoutes, { db, state })
+  const streams = new Streams(db, changes, config.streaming, app.log)
+  app.decorate('streams', streams)
+  app.addHook('onReady', async () => streams.start())
+  // Before the server stops taking connections and waits for them: a stream never ends by itself.
+  app.addHook('preClose', async () => streams.closeAll())
+  await app.register(streamingRoutes, { db, streams, options: config.streaming })
   await app.register(usageRoutes, { db, ratePerMinute: config.clientUsageRate, limits: usageLimits, retentionDays: config.usageRetentionDays })
   const engines = new Engines(db, state, config.frontendMaxEngines)
   app.addHook('onClose', async () => engines.destroy())

@@ -346,7 +346,7 @@ export async function listEvents (
 }
 
 /** An events row as the events API shows it (and as webhooks deliver it), members in that order. */
-export const toStoredEvent = (row: Selectable<EventsTable>): StoredEvent => ({
+export const toStoredEvent = (row: Omit<Selectable<EventsTable>, 'xact_id'>): StoredEvent => ({
   id: Number(row.id),
   type: row.type,
   createdAt: row.created_at,

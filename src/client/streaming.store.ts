@@ -1,0 +1,92 @@
+import { type ExpressionBuilder, sql } from 'kysely'
+import type { DB, Queryable } from '../db/types.js'
+
+/**
+ * Events that can change what the client API serves: every event about a feature, the segment
+ * events, and the wide ones that change which features an environment or project serves
+ * without naming them (an import, an environment added to a project or created).
+ */
+export const SEGMENT_EVENTS = ['segment-created', 'segment-updated', 'segment-deleted'] as const
+export const WIDE_EVENTS = ['features-imported', 'project-environment-added', 'environment-created'] as const
+
+const forClients = (eb: ExpressionBuilder<DB, 'events'>) =>
+  eb.or([eb('events.feature_name', 'is not', null), eb('events.type', 'in', [...SEGMENT_EVENTS, ...WIDE_EVENTS])])
+
+/**
+ * The watermark of the reader's snapshot: every transaction with a smaller id has finished, so
+ * no event below it can still appear. Read inside the caller's repeatable-read transaction, it
+ * is the watermark of the snapshot the rest of its reads see.
+ */
+export async function readWatermark (q: Queryable): Promise<bigint> {
+  const { rows } = await sql<{ w: string }>`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS w`.execute(q)
+  return BigInt(rows[0]!.w)
+}
+
+/**
+ * The revision of everything below `watermark`: one more than the transaction id of the last
+ * event there that clients care about (1 when there is none). It names a set of events, so it
+ * is the same on every instance that has read them, and only moves when one is added.
+ */
+export async function revisionBelow (q: Queryable, watermark: bigint): Promise<bigint> {
+  const row = await q
+    .selectFrom('events')
+    .select('xact_id')
+    .where('xact_id', '<', watermark.toString())
+    .where(forClients)
+    .orderBy('xact_id', 'desc')
+    .limit(1)
+    .executeTakeFirst()
+  return row === undefined ? 1n : BigInt(row.xact_id) + 1n
+}
+
+/** Whether `revision` is one this database has given out: one more than an event's transaction id. */
+export async function isRevision (q: Queryable, revision: bigint): Promise<boolean> {
+  const row = await q
+    .selectFrom('events')
+    .select('id')
+    .where('xact_id', '=', (revision - 1n).toString())
+    .where(forClients)
+    .limit(1)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
+/** Whether an event clients care about is visible at or above `watermark` (committed, held back by an older transaction still running). */
+export async function anyEventFrom (q: Queryable, watermark: bigint): Promise<boolean> {
+  const row = await q
+    .selectFrom('events')
+    .select('id')
+    .where('xact_id', '>=', watermark.toString())
+    .where(forClients)
+    .limit(1)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
+export interface ChangeRow {
+  xact_id: string
+  type: string
+  project: string | null
+  feature_name: string | null
+  environment: string | null
+  /** For segment events: the segment's id. */
+  segment_id: string | null
+}
+
+/**
+ * The events clients care about from `from` (inclusive) to below `watermark`, in transaction
+ * order (and the order each wrote them), at most `limit`.
+ */
+export async function changesBetween (q: Queryable, from: bigint, watermark: bigint, limit: number): Promise<ChangeRow[]> {
+  return q
+    .selectFrom('events')
+    .select(['xact_id', 'type', 'project', 'feature_name', 'environment'])
+    .select(sql<string | null>`CASE WHEN type IN ('segment-created', 'segment-updated', 'segment-deleted') THEN coalesce(data, pre_data)::json->>'id' END`.as('segment_id'))
+    .where('xact_id', '>=', from.toString())
+    .where('xact_id', '<', watermark.toString())
+    .where(forClients)
+    .orderBy('xact_id')
+    .orderBy('id')
+    .limit(limit)
+    .execute()
+}

@@ -1,0 +1,210 @@
+/**
+ * Streaming (GET /api/client/streaming, server-sent events) and deltas (GET /api/client/delta)
+ * for server SDKs, on a listening server: revisions that never skip a change committed out of
+ * id order, each change once, Last-Event-ID replays, refusals, bounds.
+ */
+import pg from 'pg'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { ADMIN_SECRET, auth, createFeature, json, uniqueName, useTestApp } from '../helpers/app.js'
+import { openSse, type SseStream } from '../helpers/sse.js'
+
+const t = useTestApp({ STREAMING_MAX_CONNECTIONS_PER_TOKEN: '3', STREAMING_KEEPALIVE_MS: '200' })
+let base = ''
+let clientSecret = ''
+const open: SseStream[] = []
+
+async function token (body: object) {
+  const res = await t.app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload: { tokenName: uniqueName('sdk'), ...body } })
+  expect(res.statusCode, res.body).toBe(201)
+  return json(res).secret as string
+}
+
+beforeAll(async () => {
+  await t.app.listen({ port: 0, host: '127.0.0.1' })
+  base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`
+  clientSecret = await token({ type: 'client', environment: 'development' })
+})
+afterAll(() => {
+  for (const s of open) s.close()
+})
+
+const delta = (secret: string, ifNoneMatch?: string, query = '') =>
+  t.app.inject({ method: 'GET', url: `/api/client/delta${query}`, headers: { authorization: secret, ...(ifNoneMatch !== undefined && { 'if-none-match': ifNoneMatch }) } })
+
+const toggle = (feature: string, state: 'on' | 'off', env = 'development') =>
+  t.app.inject({ method: 'POST', url: `/api/admin/projects/default/features/${feature}/environments/${env}/${state}`, headers: auth() })
+
+async function stream (secret = clientSecret, headers: Record<string, string> = {}) {
+  const s = await openSse(`${base}/api/client/streaming`, { authorization: secret, ...headers })
+  open.push(s)
+  return s
+}
+
+/** The revision of the current state, read through the delta route. */
+const currentRevision = async () => (await delta(clientSecret)).headers.etag as string
+
+describe('GET /api/client/delta', () => {
+  it('answers a hydration with the revision as ETag, 304 for it, then exactly the features that changed', async () => {
+    const feature = await createFeature(t.app)
+    const first = await delta(clientSecret)
+    expect(first.statusCode).toBe(200)
+    const etag = first.headers.etag as string
+    expect(etag).toMatch(/^"[1-9][0-9]*"$/)
+    const [hydration] = json(first).events
+    expect(hydration.type).toBe('hydration')
+    expect(hydration.eventId).toBe(Number(etag.slice(1, -1)))
+    const served = await t.app.inject({ method: 'GET', url: '/api/client/features', headers: { authorization: clientSecret, 'unleash-client-spec': '5.2.0' } })
+    expect(hydration.features).toEqual(json(served).features)
+    expect(hydration.segments).toEqual(json(served).segments)
+
+    expect((await delta(clientSecret, etag)).statusCode).toBe(304)
+    expect((await delta(clientSecret, `W/${etag}`)).statusCode).toBe(304)
+    expect((await delta(clientSecret, etag.slice(1, -1))).statusCode).toBe(304)
+
+    expect((await toggle(feature, 'on')).statusCode).toBe(200)
+    const next = await delta(clientSecret, etag)
+    expect(next.statusCode).toBe(200)
+    const after = await t.app.inject({ method: 'GET', url: '/api/client/features', headers: { authorization: clientSecret, 'unleash-client-spec': '5.2.0' } })
+    const now = json(after).features.find((f: { name: string }) => f.name === feature)
+    expect(json(next).events).toEqual([{ type: 'feature-updated', eventId: Number((next.headers.etag as string).slice(1, -1)), feature: now }])
+    expect(now.enabled).toBe(true)
+    expect(BigInt((next.headers.etag as string).slice(1, -1))).toBeGreaterThan(BigInt(etag.slice(1, -1)))
+  })
+
+  it('a change in another environment or in a project the token does not read is not sent; an archived feature is removed', async () => {
+    const feature = await createFeature(t.app)
+    const etag = await currentRevision()
+    expect((await toggle(feature, 'on', 'production')).statusCode).toBe(200)
+    const other = await delta(clientSecret, etag)
+    expect(other.statusCode).toBe(200)
+    expect(json(other).events).toEqual([])
+    const archived = await t.app.inject({ method: 'DELETE', url: `/api/admin/projects/default/features/${feature}`, headers: auth() })
+    expect(archived.statusCode).toBe(202)
+    const removed = await delta(clientSecret, other.headers.etag as string)
+    expect(json(removed).events).toEqual([{ type: 'feature-removed', eventId: expect.any(Number), featureName: feature, project: 'default' }])
+  })
+
+  it('a revision the database never gave out, one ahead of it, or no revision at all gets a hydration, never 304', async () => {
+    const etag = await currentRevision()
+    const ahead = `"${BigInt(etag.slice(1, -1)) + 1000n}"`
+    for (const sent of [ahead, '"2"', '"abc"', '"-1"', '"99999999999999999999"', '*']) {
+      const res = await delta(clientSecret, sent)
+      expect(res.statusCode, sent).toBe(200)
+      expect(json(res).events.map((e: { type: string }) => e.type), sent).toEqual(['hydration'])
+      expect(res.headers.etag).toBe(etag)
+    }
+  })
+
+  it('refuses no token (401), an admin or frontend token (403)', async () => {
+    expect((await t.app.inject({ method: 'GET', url: '/api/client/delta' })).statusCode).toBe(401)
+    expect((await delta(ADMIN_SECRET)).statusCode).toBe(403)
+    expect((await delta(await token({ type: 'frontend', environment: 'development' }))).statusCode).toBe(403)
+  })
+})
+
+describe('revisions', () => {
+  it('an event committed after another with a larger id is not skipped (no sleep: the transactions are held open)', async () => {
+    const [a, b] = [await createFeature(t.app), await createFeature(t.app)]
+    const before = await currentRevision()
+    const first = new pg.Client({ connectionString: t.databaseUrl })
+    const second = new pg.Client({ connectionString: t.databaseUrl })
+    await first.connect()
+    await second.connect()
+    const enable = async (client: pg.Client, feature: string) => {
+      await client.query("UPDATE feature_environments SET enabled = true WHERE feature_name = $1 AND environment_name = 'development'", [feature])
+      const { rows } = await client.query("INSERT INTO events (type, created_by, project, feature_name, environment) VALUES ('feature-environment-enabled', 'test', 'default', $1, 'development') RETURNING id", [feature])
+      return Number(rows[0].id)
+    }
+    try {
+      await first.query('BEGIN')
+      await second.query('BEGIN')
+      const idA = await enable(first, a)
+      const idB = await enable(second, b)
+      expect(idB).toBeGreaterThan(idA)
+      await second.query('COMMIT')
+      // b's event (the larger id) is committed, a's is not: a reader that took "everything after
+      // the last id" would move past a's id now. The revision does not move.
+      expect(await currentRevision()).toBe(before)
+      expect((await delta(clientSecret, before)).statusCode).toBe(304)
+      await first.query('COMMIT')
+      const res = await delta(clientSecret, before)
+      expect(res.statusCode).toBe(200)
+      const events = json(res).events as { type: string; feature: { name: string; enabled: boolean } }[]
+      expect(events.map((e) => [e.type, e.feature.name, e.feature.enabled]).sort()).toEqual([['feature-updated', a, true], ['feature-updated', b, true]].sort())
+    } finally {
+      await first.end()
+      await second.end()
+    }
+  })
+})
+
+describe('GET /api/client/streaming', () => {
+  it('connects with a hydration, sends each change once with a growing id, and keep-alive comments', async () => {
+    const s = await stream()
+    expect(s.status).toBe(200)
+    expect(s.headers['content-type']).toBe('text/event-stream; charset=utf-8')
+    const connected = await s.next()
+    expect(connected.event).toBe('unleash-connected')
+    expect(connected.json.events).toHaveLength(1)
+    expect(connected.json.events[0].type).toBe('hydration')
+    expect(connected.id).toBe(String(connected.json.events[0].eventId))
+    const feature = await createFeature(t.app)
+    const created = await s.next()
+    expect(created.event).toBe('unleash-updated')
+    expect(created.json.events).toEqual([{ type: 'feature-updated', eventId: expect.any(Number), feature: expect.objectContaining({ name: feature, enabled: false }) }])
+    expect(BigInt(created.id!)).toBeGreaterThan(BigInt(connected.id!))
+    await toggle(feature, 'on')
+    const on = await s.next()
+    expect(on.json.events).toEqual([{ type: 'feature-updated', eventId: Number(on.id), feature: expect.objectContaining({ name: feature, enabled: true }) }])
+    expect(BigInt(on.id!)).toBeGreaterThan(BigInt(created.id!))
+    const comments = s.comments
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    expect(s.comments).toBeGreaterThan(comments)
+    expect(s.events).toHaveLength(3)
+    s.close()
+  })
+
+  it('Last-Event-ID replays exactly the missed changes; the current one replays nothing; an unknown one hydrates', async () => {
+    const s = await stream()
+    const connected = await s.next()
+    const held = connected.id!
+    s.close()
+    const [x, y] = [await createFeature(t.app), await createFeature(t.app)]
+    await toggle(x, 'on')
+    const again = await stream(clientSecret, { 'last-event-id': held })
+    const replay = await again.next()
+    expect(replay.event).toBe('unleash-connected')
+    expect(replay.json.events.map((e: { type: string; feature: { name: string } }) => [e.type, e.feature.name])).toEqual([['feature-updated', y], ['feature-updated', x]])
+    expect(replay.json.events.find((e: { feature: { name: string } }) => e.feature.name === x).feature.enabled).toBe(true)
+    again.close()
+    const current = await stream(clientSecret, { 'last-event-id': replay.id! })
+    expect((await current.next()).json).toEqual({ events: [] })
+    current.close()
+    const unknown = await stream(clientSecret, { 'last-event-id': String(BigInt(replay.id!) + 7n) })
+    expect((await unknown.next()).json.events.map((e: { type: string }) => e.type)).toEqual(['hydration'])
+    unknown.close()
+  })
+
+  it('refuses no token (401), an admin or frontend token (403), and a stream past the per-token cap (429)', async () => {
+    const none = await openSse(`${base}/api/client/streaming`)
+    expect(none.status).toBe(401)
+    expect(JSON.parse(none.body).name).toBe('AuthenticationRequired')
+    expect((await openSse(`${base}/api/client/streaming`, { authorization: ADMIN_SECRET })).status).toBe(403)
+    expect((await openSse(`${base}/api/client/streaming`, { authorization: await token({ type: 'frontend', environment: 'development' }) })).status).toBe(403)
+    const capped = await token({ type: 'client', environment: 'development' })
+    const held = [await stream(capped), await stream(capped), await stream(capped)]
+    for (const s of held) await s.next()
+    const refused = await openSse(`${base}/api/client/streaming`, { authorization: capped })
+    expect(refused.status).toBe(429)
+    expect(JSON.parse(refused.body).name).toBe('TooManyRequestsError')
+    held[0]!.close()
+    // Once the server has seen the close, the token may open one more.
+    let admitted = refused
+    for (let i = 0; i < 200 && admitted.status !== 200; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 10))
+      admitted = await openSse(`${base}/api/client/streaming`, { authorization: capped })
+      if (admitted.status === 200) open.push(admitted)
+    }
+    expect(admitted.status).toBe(200)
+  })
+})
