@@ -223,8 +223,8 @@ export class Streams {
   #retryTimer: NodeJS.Timeout | undefined
   #keepAlive: NodeJS.Timeout | undefined
   #unsubscribe: (() => void) | undefined
-  /** Rounds run and messages fanned out: for tests, metrics and the bench. */
-  readonly stats = { rounds: 0, dropped: 0 }
+  /** Rounds run, slow readers dropped, and how new streams began (a hydration, the changes since their Last-Event-ID, or nothing to catch up): for tests, metrics and the bench. */
+  readonly stats = { rounds: 0, dropped: 0, hydrations: 0, replays: 0, upToDate: 0 }
 
   constructor (
     private readonly db: Database,
@@ -368,18 +368,21 @@ export class Streams {
           }
           // New streams that sent the same Last-Event-ID in one scope share their first event.
           const firsts = new Map<string, DeltaEvent[]>()
+          const kinds = new Map<string, Plan['kind']>()
           for (const { stream, lastEventId } of joins) {
             const key = `${stream.scope.key} ${lastEventId ?? ''}`
             if (firsts.has(key)) continue
-            firsts.set(key, await eventsOf(trx, stream.scope.filter, await planFrom(trx, position, lastEventId, this.options.replayLimit)))
+            const plan = await planFrom(trx, position, lastEventId, this.options.replayLimit)
+            kinds.set(key, plan.kind)
+            firsts.set(key, await eventsOf(trx, stream.scope.filter, plan))
           }
-          return { revision: position.revision, updates, firsts, heldBack: await anyEventFrom(trx, position.watermark) }
+          return { revision: position.revision, updates, firsts, kinds, heldBack: await anyEventFrom(trx, position.watermark) }
         })
     } catch (error) {
       this.#joins.unshift(...joins)
       throw error
     }
-    const { revision, updates, firsts, heldBack } = result
+    const { revision, updates, firsts, kinds, heldBack } = result
     for (const [key, events] of updates) {
       const entry = this.#scopes.get(key)
       if (entry === undefined || events.length === 0) continue
@@ -396,6 +399,10 @@ export class Streams {
         firstBytes.set(key, bytes)
       }
       stream.sink.write(bytes)
+      const kind = kinds.get(key)
+      if (kind === 'hydrate') this.stats.hydrations++
+      else if (kind === 'changes') this.stats.replays++
+      else this.stats.upToDate++
       const entry = this.#scopes.get(stream.scope.key) ?? { scope: stream.scope, streams: new Set<Stream>() }
       entry.streams.add(stream)
       this.#scopes.set(stream.scope.key, entry)
