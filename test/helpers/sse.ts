@@ -23,13 +23,17 @@ export interface SseStream {
   next(timeoutMs?: number): Promise<SseEvent>
   /** Whether the server ended the stream. */
   ended: boolean
+  /** Resolves when the stream ends (the server ended it, or the connection went). */
+  done: Promise<void>
   close(): void
 }
 
 export function openSse (url: string, headers: Record<string, string> = {}, options: { agent?: http.Agent } = {}): Promise<SseStream> {
   return new Promise((resolve, reject) => {
     const req = http.get(url, { headers: { accept: 'text/event-stream', ...headers }, agent: options.agent ?? false }, (res) => {
+      let finished!: () => void
       const stream: SseStream = {
+        done: new Promise<void>((resolve) => { finished = resolve }),
         status: res.statusCode ?? 0,
         headers: res.headers,
         body: '',
@@ -89,9 +93,13 @@ export function openSse (url: string, headers: Record<string, string> = {}, opti
           newline = buffer.indexOf('\n')
         }
       })
-      res.on('end', () => { stream.ended = true })
-      res.on('close', () => { stream.ended = true })
-      res.on('error', () => { stream.ended = true })
+      const end = () => {
+        stream.ended = true
+        finished()
+      }
+      res.on('end', end)
+      res.on('close', end)
+      res.on('error', end)
       if (stream.status === 200) resolve(stream)
       else res.on('end', () => resolve(stream))
     })

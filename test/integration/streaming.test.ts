@@ -3,12 +3,14 @@
  * for server SDKs, on a listening server: revisions that never skip a change committed out of
  * id order, each change once, Last-Event-ID replays, refusals, bounds.
  */
+import net from 'node:net'
 import pg from 'pg'
+import { once } from 'node:events'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { ADMIN_SECRET, auth, createFeature, json, uniqueName, useTestApp } from '../helpers/app.js'
+import { ADMIN_SECRET, auth, buildTestApp, createFeature, json, uniqueName, useTestApp } from '../helpers/app.js'
 import { openSse, type SseStream } from '../helpers/sse.js'
 
-const t = useTestApp({ STREAMING_MAX_CONNECTIONS_PER_TOKEN: '3', STREAMING_KEEPALIVE_MS: '200' })
+const t = useTestApp({ STREAMING_MAX_CONNECTIONS_PER_TOKEN: '3', STREAMING_KEEPALIVE_MS: '200', STREAMING_MAX_BUFFER_BYTES: '65536' })
 let base = ''
 let clientSecret = ''
 const open: SseStream[] = []
@@ -206,5 +208,71 @@ describe('GET /api/client/streaming', () => {
       if (admitted.status === 200) open.push(admitted)
     }
     expect(admitted.status).toBe(200)
+  })
+})
+
+describe('bounds', () => {
+  it('a reader that takes nothing is dropped once more than STREAMING_MAX_BUFFER_BYTES waits for it; the others get every change', async () => {
+    const feature = await createFeature(t.app)
+    // A variant payload of 200 kB: every update of this feature is that large.
+    const big = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/admin/projects/default/features/${feature}/environments/development/variants`,
+      headers: auth(),
+      payload: [{ op: 'add', path: '/-', value: { name: 'big', weight: 0, payload: { type: 'string', value: 'x'.repeat(200_000) } } }],
+    })
+    expect(big.statusCode).toBe(200)
+    const healthy = await stream()
+    await healthy.next()
+    const port = (t.app.server.address() as net.AddressInfo).port
+    const slow = net.connect(port, '127.0.0.1')
+    await once(slow, 'connect')
+    slow.write(`GET /api/client/streaming HTTP/1.1\r\nHost: x\r\nAuthorization: ${clientSecret}\r\nAccept: text/event-stream\r\n\r\n`)
+    slow.pause() // reads nothing from now on
+    const dropped = t.app.streams.stats.dropped
+    let changes = 0
+    for (; changes < 200 && t.app.streams.stats.dropped === dropped; changes++) {
+      await toggle(feature, changes % 2 === 0 ? 'on' : 'off')
+      // Each change reaches the healthy reader before the next is made.
+      const update = await healthy.next()
+      expect(update.json.events[0].feature.name).toBe(feature)
+    }
+    expect(t.app.streams.stats.dropped).toBe(dropped + 1)
+    // The server closed it: its socket ends once what was buffered is read.
+    slow.resume()
+    slow.on('data', () => {})
+    await once(slow, 'close')
+    expect(changes).toBeGreaterThan(1)
+  })
+
+  it('STREAMING_MAX_CONNECTIONS streams per instance; one more is 429', async () => {
+    const small = await buildTestApp({ STREAMING_MAX_CONNECTIONS: '2' })
+    try {
+      await small.app.listen({ port: 0, host: '127.0.0.1' })
+      const url = `http://127.0.0.1:${(small.app.server.address() as net.AddressInfo).port}/api/client/streaming`
+      const res = await small.app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload: { tokenName: 'sdk', type: 'client', environment: 'development' } })
+      const secret = json(res).secret as string
+      const held = [await openSse(url, { authorization: secret }), await openSse(url, { authorization: secret })]
+      for (const s of held) expect((await s.next()).event).toBe('unleash-connected')
+      const refused = await openSse(url, { authorization: secret })
+      expect(refused.status).toBe(429)
+      expect(refused.headers['retry-after']).toBe('60')
+      expect(JSON.parse(refused.body).detail).toContain('STREAMING_MAX_CONNECTIONS')
+      for (const s of held) s.close()
+    } finally {
+      await small.close()
+    }
+  })
+
+  it('closing the app ends every stream (as SIGTERM does after SHUTDOWN_DELAY_MS)', async () => {
+    const closing = await buildTestApp()
+    await closing.app.listen({ port: 0, host: '127.0.0.1' })
+    const url = `http://127.0.0.1:${(closing.app.server.address() as net.AddressInfo).port}/api/client/streaming`
+    const res = await closing.app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload: { tokenName: 'sdk', type: 'client', environment: 'development' } })
+    const s = await openSse(url, { authorization: json(res).secret })
+    await s.next()
+    await closing.close()
+    await s.done
+    expect(s.ended).toBe(true)
   })
 })
