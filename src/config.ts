@@ -97,7 +97,7 @@ export const EnvSchema = Type.Object({
   CLIENT_STATE_CACHE_MS: Milliseconds(
     1000,
     60_000,
-    'How long the client API reuses the state version it read; an SDK sees a change within it'
+    'How long the client API reuses the state version it read; every commit (on any instance) makes it read again at once through the change feed, so this bounds how late an SDK sees a change only while the feed is not listening'
   ),
   STREAMING_MAX_CONNECTIONS: Positive(10_000, 'Streams (GET /api/client/streaming) one instance holds at once; one more is 429, on which SDKs poll instead'),
   STREAMING_MAX_CONNECTIONS_PER_TOKEN: Positive(5000, 'Streams one API token may hold on one instance; one more is 429'),
