@@ -211,6 +211,50 @@ describe('GET /api/client/streaming', () => {
   })
 })
 
+describe('segments and wide changes', () => {
+  it('a segment arrives before the feature that starts using it; its changes and removal follow', async () => {
+    const feature = await createFeature(t.app)
+    const made = await t.app.inject({ method: 'POST', url: '/api/admin/segments', headers: auth(), payload: { name: uniqueName('seg'), constraints: [{ contextName: 'userId', operator: 'IN', values: ['a'] }] } })
+    expect(made.statusCode, made.body).toBe(201)
+    const segment = json(made)
+    const s = await stream()
+    await s.next()
+    const strategies = `/api/admin/projects/default/features/${feature}/environments/development/strategies`
+    const added = await t.app.inject({ method: 'POST', url: strategies, headers: auth(), payload: { name: 'default', segments: [segment.id] } })
+    expect(added.statusCode, added.body).toBe(200)
+    const used = await s.next()
+    expect(used.json.events.map((e: { type: string }) => e.type)).toEqual(['segment-updated', 'feature-updated'])
+    expect(used.json.events[0].segment).toEqual({ id: segment.id, name: segment.name, constraints: [{ contextName: 'userId', operator: 'IN', values: ['a'] }] })
+    expect(used.json.events[1].feature.strategies[0].segments).toEqual([segment.id])
+    const changed = await t.app.inject({ method: 'PUT', url: `/api/admin/segments/${segment.id}`, headers: auth(), payload: { name: segment.name, constraints: [{ contextName: 'userId', operator: 'IN', values: ['b'] }] } })
+    expect(changed.statusCode, changed.body).toBe(204)
+    const update = await s.next()
+    expect(update.json.events).toEqual([{ type: 'segment-updated', eventId: Number(update.id), segment: { id: segment.id, name: segment.name, constraints: [{ contextName: 'userId', operator: 'IN', values: ['b'] }] } }])
+    const removed = await t.app.inject({ method: 'DELETE', url: `${strategies}/${json(added).id}`, headers: auth() })
+    expect(removed.statusCode).toBe(200)
+    expect((await s.next()).json.events.map((e: { type: string }) => e.type)).toEqual(['feature-updated'])
+    const deleted = await t.app.inject({ method: 'DELETE', url: `/api/admin/segments/${segment.id}`, headers: auth() })
+    expect(deleted.statusCode).toBe(204)
+    expect((await s.next()).json.events).toEqual([{ type: 'segment-removed', eventId: expect.any(Number), segmentId: segment.id }])
+    s.close()
+  })
+
+  it('an environment added to a project (features served without being named) is sent as a hydration', async () => {
+    const environment = uniqueName('env')
+    expect((await t.app.inject({ method: 'POST', url: '/api/admin/environments', headers: auth(), payload: { name: environment, type: 'test' } })).statusCode).toBe(201)
+    const feature = await createFeature(t.app)
+    const secret = await token({ type: 'client', environment })
+    const s = await stream(secret)
+    expect((await s.next()).json.events[0].features).toEqual([])
+    const enabled = await t.app.inject({ method: 'POST', url: '/api/admin/projects/default/environments', headers: auth(), payload: { environment } })
+    expect(enabled.statusCode, enabled.body).toBeLessThan(300)
+    const update = await s.next()
+    expect(update.json.events.map((e: { type: string }) => e.type)).toEqual(['hydration'])
+    expect(update.json.events[0].features.map((f: { name: string }) => f.name)).toContain(feature)
+    s.close()
+  })
+})
+
 describe('bounds', () => {
   it('a reader that takes nothing is dropped once more than STREAMING_MAX_BUFFER_BYTES waits for it; the others get every change', async () => {
     const feature = await createFeature(t.app)
