@@ -8,6 +8,7 @@ import pg from 'pg'
 import { once } from 'node:events'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ADMIN_SECRET, auth, buildTestApp, createFeature, json, uniqueName, useTestApp } from '../helpers/app.js'
+import { revisionBelow } from '../../src/client/streaming.store.js'
 import { openSse, type SseStream } from '../helpers/sse.js'
 
 const t = useTestApp({ STREAMING_MAX_CONNECTIONS_PER_TOKEN: '3', STREAMING_KEEPALIVE_MS: '200', STREAMING_MAX_BUFFER_BYTES: '65536' })
@@ -45,9 +46,25 @@ async function stream (secret = clientSecret, headers: Record<string, string> = 
 /** The revision of the current state, read through the delta route. */
 const currentRevision = async () => (await delta(clientSecret)).headers.etag as string
 
+/**
+ * The revision once it covers every event committed so far. Tests on one PostgreSQL run in
+ * parallel, and a transaction of another test's database that is still running holds the
+ * watermark below an event just committed here for a moment (as it must: see docs/streaming.md).
+ */
+async function settledRevision () {
+  const all = `"${await revisionBelow(t.database.db, 9223372036854775807n)}"`
+  for (let i = 0; i < 1000; i++) {
+    const etag = await currentRevision()
+    if (etag === all) return etag
+    await new Promise((resolve) => setTimeout(resolve, 5))
+  }
+  throw new Error('the revision never covered every event')
+}
+
 describe('GET /api/client/delta', () => {
   it('answers a hydration with the revision as ETag, 304 for it, then exactly the features that changed', async () => {
     const feature = await createFeature(t.app)
+    await settledRevision()
     const first = await delta(clientSecret)
     expect(first.statusCode).toBe(200)
     const etag = first.headers.etag as string
@@ -64,6 +81,7 @@ describe('GET /api/client/delta', () => {
     expect((await delta(clientSecret, etag.slice(1, -1))).statusCode).toBe(304)
 
     expect((await toggle(feature, 'on')).statusCode).toBe(200)
+    await settledRevision()
     const next = await delta(clientSecret, etag)
     expect(next.statusCode).toBe(200)
     const after = await t.app.inject({ method: 'GET', url: '/api/client/features', headers: { authorization: clientSecret, 'unleash-client-spec': '5.2.0' } })
@@ -75,19 +93,21 @@ describe('GET /api/client/delta', () => {
 
   it('a change in another environment or in a project the token does not read is not sent; an archived feature is removed', async () => {
     const feature = await createFeature(t.app)
-    const etag = await currentRevision()
+    const etag = await settledRevision()
     expect((await toggle(feature, 'on', 'production')).statusCode).toBe(200)
+    await settledRevision()
     const other = await delta(clientSecret, etag)
     expect(other.statusCode).toBe(200)
     expect(json(other).events).toEqual([])
     const archived = await t.app.inject({ method: 'DELETE', url: `/api/admin/projects/default/features/${feature}`, headers: auth() })
     expect(archived.statusCode).toBe(202)
+    await settledRevision()
     const removed = await delta(clientSecret, other.headers.etag as string)
     expect(json(removed).events).toEqual([{ type: 'feature-removed', eventId: expect.any(Number), featureName: feature, project: 'default' }])
   })
 
   it('a revision the database never gave out, one ahead of it, or no revision at all gets a hydration, never 304', async () => {
-    const etag = await currentRevision()
+    const etag = await settledRevision()
     const ahead = `"${BigInt(etag.slice(1, -1)) + 1000n}"`
     for (const sent of [ahead, '"2"', '"abc"', '"-1"', '"99999999999999999999"', '*']) {
       const res = await delta(clientSecret, sent)
@@ -107,7 +127,7 @@ describe('GET /api/client/delta', () => {
 describe('revisions', () => {
   it('an event committed after another with a larger id is not skipped (no sleep: the transactions are held open)', async () => {
     const [a, b] = [await createFeature(t.app), await createFeature(t.app)]
-    const before = await currentRevision()
+    const before = await settledRevision()
     const first = new pg.Client({ connectionString: t.databaseUrl })
     const second = new pg.Client({ connectionString: t.databaseUrl })
     await first.connect()
@@ -129,6 +149,7 @@ describe('revisions', () => {
       expect(await currentRevision()).toBe(before)
       expect((await delta(clientSecret, before)).statusCode).toBe(304)
       await first.query('COMMIT')
+      await settledRevision()
       const res = await delta(clientSecret, before)
       expect(res.statusCode).toBe(200)
       const events = json(res).events as { type: string; feature: { name: string; enabled: boolean } }[]
@@ -163,6 +184,10 @@ describe('GET /api/client/streaming', () => {
     await new Promise((resolve) => setTimeout(resolve, 500))
     expect(s.comments).toBeGreaterThan(comments)
     expect(s.events).toHaveLength(3)
+    const metrics = await t.app.inject({ method: 'GET', url: '/metrics' })
+    expect(metrics.body).toMatch(new RegExp(`^streaming_streams ${t.app.streams.size}$`, 'm'))
+    expect(t.app.streams.size).toBeGreaterThanOrEqual(1)
+    expect(metrics.body).toMatch(/^change_feed_listening 1$/m)
     s.close()
   })
 
@@ -173,6 +198,7 @@ describe('GET /api/client/streaming', () => {
     s.close()
     const [x, y] = [await createFeature(t.app), await createFeature(t.app)]
     await toggle(x, 'on')
+    await settledRevision()
     const again = await stream(clientSecret, { 'last-event-id': held })
     const replay = await again.next()
     expect(replay.event).toBe('unleash-connected')
