@@ -90,7 +90,11 @@ export const streamingRoutes: FastifyPluginAsyncTypebox<{ db: Database; streams:
         end: () => reply.raw.end(),
         destroy: () => reply.raw.destroy(),
         get writableLength () { return reply.raw.writableLength },
-        onClose: (listener) => { reply.raw.once('close', listener) },
+        onClose: (listener) => {
+          reply.raw.once('close', listener)
+          // A socket error ends the stream ('close' follows); it is not the process's concern.
+          reply.raw.on('error', () => {})
+        },
       })
       return reply
     }

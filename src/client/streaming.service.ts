@@ -6,7 +6,7 @@ import type { ClientSegment } from './client.schemas.js'
 import { clientFilter, outsideScope, readClientState } from './client.service.js'
 import { type ClientFilter, listClientSegments } from './client.store.js'
 import { type DeltaEvent, REVISION_PATTERN } from './streaming.schemas.js'
-import { anyEventFrom, type ChangeRow, changesBetween, isRevision, readWatermark, revisionBelow, WIDE_EVENTS } from './streaming.store.js'
+import { anyEventFrom, type ChangeRow, changesBetween, isRevision, readWatermark, revisionBelow, tokensDeletedBetween, WIDE_EVENTS } from './streaming.store.js'
 
 /*
  * Revisions. Every event stores the id of the transaction that wrote it (xact_id). A reader,
@@ -184,6 +184,7 @@ interface Stream {
   sink: StreamSink
   scope: StreamScope
   tokenKey: string
+  tokenName: string
   closed: boolean
 }
 
@@ -265,7 +266,7 @@ export class Streams {
     }
     this.#count++
     this.#perToken.set(tokenKey, ofToken + 1)
-    const stream: Stream = { sink, scope: scopeOf(token), tokenKey, closed: false }
+    const stream: Stream = { sink, scope: scopeOf(token), tokenKey, tokenName: token.name, closed: false }
     sink.onClose(() => this.#forget(stream))
     sink.begin()
     this.#joins.push({ stream, lastEventId: parseRevision(lastEventId) })
@@ -278,9 +279,16 @@ export class Streams {
     this.#unsubscribe?.()
     clearInterval(this.#keepAlive)
     clearTimeout(this.#retryTimer)
-    for (const { streams } of this.#scopes.values()) for (const stream of streams) stream.sink.end()
-    for (const { stream } of this.#joins) stream.sink.end()
+    const all = [...[...this.#scopes.values()].flatMap(({ streams }) => [...streams]), ...this.#joins.map((j) => j.stream)]
     this.#joins = []
+    for (const stream of all) this.#end(stream)
+  }
+
+  /** Ends a stream the server no longer serves; nothing is written to it afterwards. */
+  #end (stream: Stream): void {
+    if (stream.closed) return
+    this.#forget(stream)
+    stream.sink.end()
   }
 
   #forget (stream: Stream): void {
@@ -362,6 +370,8 @@ export class Streams {
         .execute(async (trx) => {
           const position = await readPosition(trx)
           const updates = new Map<string, DeltaEvent[]>()
+          // A stream lives as long as its token: one deleted since the last round ends its streams.
+          const deleted = from !== undefined && this.#scopes.size > 0 ? await tokensDeletedBetween(trx, from, position.watermark) : []
           if (from !== undefined && this.#scopes.size > 0) {
             const plan = await planFrom(trx, position, from, this.options.replayLimit)
             for (const [key, { scope }] of this.#scopes) updates.set(key, await eventsOf(trx, scope.filter, plan))
@@ -376,13 +386,18 @@ export class Streams {
             kinds.set(key, plan.kind)
             firsts.set(key, await eventsOf(trx, stream.scope.filter, plan))
           }
-          return { revision: position.revision, updates, firsts, kinds, heldBack: await anyEventFrom(trx, position.watermark) }
+          return { revision: position.revision, updates, firsts, kinds, deleted, heldBack: await anyEventFrom(trx, position.watermark) }
         })
     } catch (error) {
       this.#joins.unshift(...joins)
       throw error
     }
-    const { revision, updates, firsts, kinds, heldBack } = result
+    if (this.#closed) return false
+    const { revision, updates, firsts, kinds, deleted, heldBack } = result
+    if (deleted.length > 0) {
+      const names = new Set(deleted)
+      for (const { streams } of [...this.#scopes.values()]) for (const stream of [...streams]) if (names.has(stream.tokenName)) this.#end(stream)
+    }
     for (const [key, events] of updates) {
       const entry = this.#scopes.get(key)
       if (entry === undefined || events.length === 0) continue

@@ -90,3 +90,15 @@ export async function changesBetween (q: Queryable, from: bigint, watermark: big
     .limit(limit)
     .execute()
 }
+
+/** The names of the API tokens deleted by transactions from `from` to below `watermark`. */
+export async function tokensDeletedBetween (q: Queryable, from: bigint, watermark: bigint): Promise<string[]> {
+  const rows = await q
+    .selectFrom('events')
+    .select(sql<string>`data::json->>'tokenName'`.as('name'))
+    .where('type', '=', 'api-token-deleted')
+    .where('xact_id', '>=', from.toString())
+    .where('xact_id', '<', watermark.toString())
+    .execute()
+  return rows.map((r) => r.name)
+}

@@ -315,6 +315,21 @@ describe('bounds', () => {
     expect(changes).toBeGreaterThan(1)
   })
 
+  it('deleting the token ends its streams; the streams of other tokens go on', async () => {
+    const name = uniqueName('doomed')
+    const made = await t.app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload: { tokenName: name, type: 'client', environment: 'development' } })
+    const doomed = await stream(json(made).secret)
+    const kept = await stream()
+    await doomed.next()
+    await kept.next()
+    expect((await t.app.inject({ method: 'DELETE', url: `/api/admin/api-tokens/${name}`, headers: auth() })).statusCode).toBe(200)
+    await doomed.done
+    const feature = await createFeature(t.app)
+    expect((await kept.next()).json.events[0].feature.name).toBe(feature)
+    expect(kept.ended).toBe(false)
+    kept.close()
+  })
+
   it('STREAMING_MAX_CONNECTIONS streams per instance; one more is 429', async () => {
     const small = await buildTestApp({ STREAMING_MAX_CONNECTIONS: '2' })
     try {
