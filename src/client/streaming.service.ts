@@ -6,17 +6,17 @@ import type { ClientSegment } from './client.schemas.js'
 import { clientFilter, outsideScope, readClientState } from './client.service.js'
 import { type ClientFilter, listClientSegments } from './client.store.js'
 import { type DeltaEvent, REVISION_PATTERN } from './streaming.schemas.js'
-import { anyEventFrom, type ChangeRow, changesBetween, isRevision, readWatermark, revisionBelow, tokensDeletedBetween, WIDE_EVENTS } from './streaming.store.js'
+import { anyEventFrom, type ChangeRow, changesBetween, type Horizon, isRevision, readHorizon, readWatermark, revisionBelow, tokensDeletedBetween, WIDE_EVENTS } from './streaming.store.js'
 
 /*
- * Revisions. Every event stores the id of the transaction that wrote it (xact_id). A reader,
- * in one repeatable-read snapshot, takes the snapshot's xmin as its watermark: every transaction
- * below it has finished, so the events below it are final (an event id, taken from a sequence
- * at insert, would not do: a transaction can commit after another with a larger id). The
- * revision is one more than the transaction id of the last event below the watermark that
- * clients care about: "every such event below this number". It names a set of events, so
- * every instance computes the same one, it only grows, and a revision a client sends back is
- * known when it is the current one or one more than an event's transaction id.
+ * Revisions. Every event stores the id of the transaction that wrote it (xact_id). A reader
+ * computes a watermark below which every transaction of this database has finished (see
+ * readWatermark), so the events below it are final; an event id, taken from a sequence at
+ * insert, would not do: a transaction can commit after another with a larger id. The revision
+ * is one more than the transaction id of the last event below the watermark that clients care
+ * about: "every such event below this number". It names a set of events, so every instance
+ * computes the same one, it only grows, and a revision a client sends back is known when it is
+ * the current one or one more than an event's transaction id.
  */
 
 /** What one scope of SDKs is served: the client filter of its token (and query). */
@@ -45,9 +45,9 @@ type Plan =
   | { kind: 'hydrate'; revision: bigint }
   | { kind: 'changes'; revision: bigint; changes: ChangeRow[] }
 
-/** The snapshot's watermark and current revision: read first in a repeatable-read transaction. */
-async function readPosition (q: Queryable) {
-  const watermark = await readWatermark(q)
+/** The snapshot's watermark and current revision: read first in a repeatable-read transaction begun after `horizon` was read. */
+async function readPosition (q: Queryable, horizon: Horizon) {
+  const watermark = await readWatermark(q, horizon)
   return { watermark, revision: await revisionBelow(q, watermark) }
 }
 
@@ -145,12 +145,13 @@ export async function clientDelta (
   replayLimit: number
 ): Promise<{ etag: string; json: string | undefined }> {
   const { filter } = scopeOf(token, query)
+  const horizon = await readHorizon(db)
   return db
     .transaction()
     .setIsolationLevel('repeatable read')
     .setAccessMode('read only')
     .execute(async (trx) => {
-      const position = await readPosition(trx)
+      const position = await readPosition(trx, horizon)
       const plan = await planFrom(trx, position, parseRevision(held), replayLimit)
       const etag = `"${plan.revision}"`
       if (plan.kind === 'up-to-date') return { etag, json: undefined }
@@ -363,12 +364,13 @@ export class Streams {
     const from = this.#revision
     let result
     try {
+      const horizon = await readHorizon(this.db)
       result = await this.db
         .transaction()
         .setIsolationLevel('repeatable read')
         .setAccessMode('read only')
         .execute(async (trx) => {
-          const position = await readPosition(trx)
+          const position = await readPosition(trx, horizon)
           const updates = new Map<string, DeltaEvent[]>()
           // A stream lives as long as its token: one deleted since the last round ends its streams.
           const deleted = from !== undefined && this.#scopes.size > 0 ? await tokensDeletedBetween(trx, from, position.watermark) : []

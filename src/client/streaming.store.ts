@@ -12,14 +12,42 @@ export const WIDE_EVENTS = ['features-imported', 'project-environment-added', 'e
 const forClients = (eb: ExpressionBuilder<DB, 'events'>) =>
   eb.or([eb('events.feature_name', 'is not', null), eb('events.type', 'in', [...SEGMENT_EVENTS, ...WIDE_EVENTS])])
 
+/** What a reader reads just before its snapshot (see readWatermark). */
+export interface Horizon {
+  /** Every transaction id below it had been given out (its snapshot's xmax: latest completed + 1). */
+  assigned: bigint
+  /** The transactions of this database running then, by their 32-bit id. */
+  running: Set<bigint>
+}
+
+const XID_MASK = (1n << 32n) - 1n
+
+/** Read in a statement of its own, before the reader's repeatable-read transaction begins. */
+export async function readHorizon (q: Queryable): Promise<Horizon> {
+  const { rows } = await sql<{ assigned: string; running: string[] }>`SELECT pg_snapshot_xmax(pg_current_snapshot())::text AS assigned,
+    ARRAY(SELECT backend_xid::text FROM pg_stat_activity WHERE datname = current_database() AND backend_xid IS NOT NULL) AS running`.execute(q)
+  return { assigned: BigInt(rows[0]!.assigned), running: new Set(rows[0]!.running.map((x) => BigInt(x))) }
+}
+
 /**
- * The watermark of the reader's snapshot: every transaction with a smaller id has finished, so
- * no event below it can still appear. Read inside the caller's repeatable-read transaction, it
- * is the watermark of the snapshot the rest of its reads see.
+ * The watermark of the reader's snapshot: every transaction of this database with a smaller id
+ * has finished, so no event below it can still appear. It is the smallest of `horizon.assigned`
+ * and the ids of the snapshot's running transactions that ran in this database at the horizon
+ * (transactions of other databases on the same server do not hold it back). Safe: a
+ * transaction below `assigned` that still runs at the snapshot was given its id before the
+ * horizon and ran then too, so it is in `running`; one given its id later is not below
+ * `assigned`. Read first in the caller's repeatable-read transaction, so that the rest of its
+ * reads see that snapshot.
  */
-export async function readWatermark (q: Queryable): Promise<bigint> {
-  const { rows } = await sql<{ w: string }>`SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS w`.execute(q)
-  return BigInt(rows[0]!.w)
+export async function readWatermark (q: Queryable, horizon: Horizon): Promise<bigint> {
+  const { rows } = await sql<{ xmax: string; xip: string[] }>`SELECT pg_snapshot_xmax(s)::text AS xmax, ARRAY(SELECT x::text FROM pg_snapshot_xip(s) AS x) AS xip
+    FROM (SELECT pg_current_snapshot() AS s) AS snapshot`.execute(q)
+  let watermark = BigInt(rows[0]!.xmax) < horizon.assigned ? BigInt(rows[0]!.xmax) : horizon.assigned
+  for (const text of rows[0]!.xip) {
+    const xid = BigInt(text)
+    if (xid < watermark && horizon.running.has(xid & XID_MASK)) watermark = xid
+  }
+  return watermark
 }
 
 /**

@@ -6,7 +6,7 @@
 import net from 'node:net'
 import pg from 'pg'
 import { once } from 'node:events'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { ADMIN_SECRET, auth, buildTestApp, createFeature, json, uniqueName, useTestApp } from '../helpers/app.js'
 import { revisionBelow } from '../../src/client/streaming.store.js'
 import { openSse, type SseStream } from '../helpers/sse.js'
@@ -47,9 +47,9 @@ async function stream (secret = clientSecret, headers: Record<string, string> = 
 const currentRevision = async () => (await delta(clientSecret)).headers.etag as string
 
 /**
- * The revision once it covers every event committed so far. Tests on one PostgreSQL run in
- * parallel, and a transaction of another test's database that is still running holds the
- * watermark below an event just committed here for a moment (as it must: see docs/streaming.md).
+ * The revision once it covers every event committed so far: a transaction of this database
+ * that began earlier and is still running (the app's own background work) holds the watermark
+ * below an event just committed for a moment, as it must (see docs/streaming.md).
  */
 async function settledRevision () {
   const all = `"${await revisionBelow(t.database.db, 9223372036854775807n)}"`
@@ -157,6 +157,27 @@ describe('revisions', () => {
     } finally {
       await first.end()
       await second.end()
+    }
+  })
+})
+
+describe('revisions and other databases', () => {
+  it('a transaction running in another database on the same server holds nothing back', async () => {
+    const other = new pg.Client({ connectionString: inject('postgresUrl') })
+    await other.connect()
+    try {
+      await settledRevision()
+      await other.query('BEGIN')
+      // Given a transaction id now, older than any this database gives out below.
+      await other.query('SELECT pg_current_xact_id()')
+      const feature = await createFeature(t.app)
+      const all = `"${await revisionBelow(t.database.db, 9223372036854775807n)}"`
+      expect(await currentRevision()).toBe(all)
+      const res = await delta(clientSecret)
+      expect(json(res).events[0].features.map((f: { name: string }) => f.name)).toContain(feature)
+    } finally {
+      await other.query('ROLLBACK').catch(() => {})
+      await other.end()
     }
   })
 })
