@@ -28,6 +28,7 @@ import { findPostgres, freePort } from '../test/helpers/postgres.js'
 import { startUnleash } from '../test/helpers/unleash.js'
 import { UNLEASH_VERSION } from '../test/helpers/unleash-install.js'
 import { floorWrite } from './floor-transaction.mjs'
+import { printStreaming, streamingScenarios } from './streaming.js'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const WARM_UP_SECONDS = 4
@@ -926,6 +927,8 @@ async function main () {
       }
     }
     if (imports.length > 0) printOnce(`Import and export (features-batch), ${IMPORT_FEATURES} features`, imports)
+    const streaming = part('streaming') ? await streamingScenarios({ ...target, pid }, databaseUrl) : []
+    if (streaming.length > 0) printStreaming(streaming)
     const idleRss = Math.round(rssMb(pid))
     await stopServer(server.child)
     console.log(`start-up to ready on a migrated database: ${startupMs} ms; RSS after the run: ${idleRss} MB`)

@@ -6,9 +6,12 @@ import { tokenRoutes } from './auth/tokens.routes.js'
 import { environmentRoutes, featureRoutes, projectRoutes } from './catalog/catalog.routes.js'
 import { ClientState } from './client/client-state.js'
 import { clientRoutes } from './client/client.routes.js'
+import { streamingRoutes } from './client/streaming.routes.js'
+import { Streams } from './client/streaming.service.js'
 import { usageRoutes } from './client/usage.routes.js'
 import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
+import { ChangeFeed } from './events/change-feed.js'
 import { eventsRoutes } from './events/events.routes.js'
 import { frontendRoutes } from './frontend/frontend.routes.js'
 import { Engines } from './frontend/frontend.service.js'
@@ -52,6 +55,13 @@ declare module 'fastify' {
     draining: boolean
     /** Sends webhook deliveries; started when the app is ready, stopped when it closes. */
     webhooks: Dispatcher
+    /**
+     * Wakes its subscribers after every committed change on any instance (LISTEN/NOTIFY):
+     * `app.changes.subscribe(() => …)`. Listening from onReady until the app closes.
+     */
+    changes: ChangeFeed
+    /** The SSE streams of GET /api/client/streaming on this instance; all ended when the app closes. */
+    streams: Streams
   }
 }
 
@@ -128,9 +138,21 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   await app.register(authRoutes, { people })
   await app.register(meRoutes, { people })
   await app.register(userAdminRoutes, { people })
+  // One change feed per instance: every cache that follows the state hears of a commit at once.
+  const changes = new ChangeFeed(database, app.log)
+  app.decorate('changes', changes)
+  app.addHook('onReady', async () => changes.start())
+  app.addHook('onClose', async () => changes.stop())
   const state = new ClientState(db, config.clientStateCacheMs)
+  changes.subscribe(() => state.forget())
   const usageLimits = { maxApplications: config.clientMaxApplications, maxInstances: config.clientMaxInstances }
   await app.register(clientRoutes, { db, state })
+  const streams = new Streams(db, changes, config.streaming, app.log)
+  app.decorate('streams', streams)
+  app.addHook('onReady', async () => streams.start())
+  // Before the server stops taking connections and waits for them: a stream never ends by itself.
+  app.addHook('preClose', async () => streams.closeAll())
+  await app.register(streamingRoutes, { db, streams, options: config.streaming })
   await app.register(usageRoutes, { db, ratePerMinute: config.clientUsageRate, limits: usageLimits, retentionDays: config.usageRetentionDays })
   const engines = new Engines(db, state, config.frontendMaxEngines)
   app.addHook('onClose', async () => engines.destroy())

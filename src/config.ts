@@ -97,8 +97,13 @@ export const EnvSchema = Type.Object({
   CLIENT_STATE_CACHE_MS: Milliseconds(
     1000,
     60_000,
-    'How long the client API reuses the state version it read; an SDK sees a change within it'
+    'How long the client API reuses the state version it read; every commit (on any instance) makes it read again at once through the change feed, so this bounds how late an SDK sees a change only while the feed is not listening'
   ),
+  STREAMING_MAX_CONNECTIONS: Positive(10_000, 'Streams (GET /api/client/streaming) one instance holds at once; one more is 429, on which SDKs poll instead'),
+  STREAMING_MAX_CONNECTIONS_PER_TOKEN: Positive(5000, 'Streams one API token may hold on one instance; one more is 429'),
+  STREAMING_KEEPALIVE_MS: Type.Integer({ minimum: 10, maximum: 30_000, default: 15_000, description: 'How often every stream gets a keep-alive comment (SDKs drop a stream silent for 60 s)' }),
+  STREAMING_MAX_BUFFER_BYTES: Positive(MiB, 'A stream with more than this many bytes not yet taken by its client when the next message comes is closed (a slow reader)'),
+  STREAMING_REPLAY_MAX_EVENTS: Positive(1000, 'A stream or delta poll further behind than this many events gets a hydration instead of the events it missed'),
   CLIENT_USAGE_RATE: Positive(1000, 'Usage reports (SDK registrations and metrics) accepted per client token per minute; more get 429'),
   CLIENT_MAX_APPLICATIONS: Positive(50, 'Applications (app names) one client token may report; a new one past it is 400'),
   CLIENT_MAX_INSTANCES: Positive(1000, 'SDK instances one client token may have registered at once (each is forgotten 48 hours after it was last seen); a new one past it is 400'),
@@ -245,6 +250,13 @@ function toConfig (env: Env) {
     frontendMaxEngines: env.FRONTEND_MAX_ENGINES,
     trustProxy: trustProxyOf(env.TRUST_PROXY),
     clientStateCacheMs: env.CLIENT_STATE_CACHE_MS,
+    streaming: {
+      maxConnections: env.STREAMING_MAX_CONNECTIONS,
+      maxConnectionsPerToken: env.STREAMING_MAX_CONNECTIONS_PER_TOKEN,
+      keepAliveMs: env.STREAMING_KEEPALIVE_MS,
+      maxBufferBytes: env.STREAMING_MAX_BUFFER_BYTES,
+      replayLimit: env.STREAMING_REPLAY_MAX_EVENTS,
+    },
     clientUsageRate: env.CLIENT_USAGE_RATE,
     clientMaxApplications: env.CLIENT_MAX_APPLICATIONS,
     clientMaxInstances: env.CLIENT_MAX_INSTANCES,

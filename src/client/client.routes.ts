@@ -18,7 +18,7 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ db: Database; state: Clie
         operationId: 'getAllClientFeatures',
         summary: "The features of the client token's environment and projects, for Unleash SDKs",
         description:
-          "Unleash's client format (version 2). Every answer has an ETag; send it back as If-None-Match (weak comparison: W/\"…\" from a compressing proxy matches too) and an unchanged state is answered 304 without a body. A change is seen within CLIENT_STATE_CACHE_MS (1 s by default). SDKs that send Unleash-Client-Spec 4.2.0 or later get the segments once at the top level and strategies with their ids; others get segment constraints inlined into each strategy (the ETag covers the choice). Needs a client token (an admin token is 403).",
+          "Unleash's client format (version 2). Every answer has an ETag; send it back as If-None-Match (weak comparison: W/\"…\" from a compressing proxy matches too) and an unchanged state is answered 304 without a body. A change made on any instance is seen at once (the change feed), or within CLIENT_STATE_CACHE_MS (1 s by default) while the feed is not listening. SDKs that send Unleash-Client-Spec 4.2.0 or later get the segments once at the top level and strategies with their ids; others get segment constraints inlined into each strategy (the ETag covers the choice). Needs a client token (an admin token is 403).",
         querystring: ClientFeaturesQuery,
         headers: Type.Object({
           'if-none-match': Type.Optional(Type.String({ description: 'The ETag of the answer you hold (a list, or *)' })),

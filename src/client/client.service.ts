@@ -1,12 +1,13 @@
 import { createHash } from 'node:crypto'
 import semver from 'semver'
 import { ALL, type TokenScope } from '../access/scope.js'
-import type { Database } from '../db/types.js'
+import type { Database, Queryable } from '../db/types.js'
 import type { Variant } from '../variants/variants.schemas.js'
 import type { ClientState } from './client-state.js'
 import type { ClientFeature, ClientFeatures, ClientFeaturesQuery, ClientSegment, ClientStrategy } from './client.schemas.js'
 import {
   type ClientFeatureRow,
+  type ClientFilter,
   type ClientStrategyRow,
   listClientDependencies,
   listClientFeatures,
@@ -48,28 +49,25 @@ function toClientStrategy (row: ClientStrategyRow, segments: Map<number, ClientS
   }
 }
 
-/** The features a client token may read, in Unleash's client format (version 2). */
-export async function clientFeatures (db: Database, token: TokenScope, request: ClientRequest): Promise<ClientFeatures> {
-  const environment = token.environments[0]!
-  const projects = token.projects.includes(ALL) ? undefined : token.projects
-  const { namePrefix, project } = request
-  const outside = project !== undefined && projects !== undefined && !projects.includes(project)
-  const filter = { environment, projects, namePrefix, project }
-  // One snapshot: a feature switched on must never be served without the strategies it had at
-  // that moment (an enabled feature with none is on for everyone).
-  const [rows, strategyRows, segmentRows, dependencyRows] = outside
-    ? [[], [], [], []]
-    : await db
-      .transaction()
-      .setIsolationLevel('repeatable read')
-      .execute(async (trx) => [
-        await listClientFeatures(trx, filter),
-        await listClientStrategies(trx, filter),
-        await listClientSegments(trx, filter),
-        await listClientDependencies(trx, filter),
-      ] as const)
+/** The client-API features of a filter and the segments their strategies use, in Unleash's client format. */
+export interface ClientSnapshot {
+  features: ClientFeature[]
+  segments: ClientSegment[]
+}
+
+/**
+ * The features (and the segments they use) of `filter`, read on `q`: the caller's snapshot (a
+ * repeatable-read transaction), so that a feature switched on is never served without the
+ * strategies it had at that moment. Strategies carry their segments' ids, or (`inline`) their
+ * constraints after their own.
+ */
+export async function readClientState (q: Queryable, filter: ClientFilter, inline: boolean): Promise<ClientSnapshot> {
+  const rows = await listClientFeatures(q, filter)
+  const strategyRows = await listClientStrategies(q, filter)
+  const segmentRows = await listClientSegments(q, filter)
+  const dependencyRows = await listClientDependencies(q, filter)
   const segments: ClientSegment[] = segmentRows.map((s) => ({ id: s.id, name: s.name, constraints: JSON.parse(s.constraints) as unknown[] }))
-  const inlined = request.segments ? undefined : new Map(segments.map((s) => [s.id, s]))
+  const inlined = inline ? new Map(segments.map((s) => [s.id, s])) : undefined
   const strategies = new Map<string, ClientStrategy[]>()
   for (const row of strategyRows) {
     const list = strategies.get(row.feature_name) ?? []
@@ -94,14 +92,41 @@ export async function clientFeatures (db: Database, token: TokenScope, request: 
     variants: JSON.parse(row.variants) as Variant[],
     dependencies: dependencies.get(row.name) ?? [],
   })
+  return { features: rows.map(toClientFeature), segments }
+}
+
+/** The filter of a client token and what its SDK asked for. */
+export function clientFilter (token: TokenScope, request: { namePrefix?: string | undefined; project?: string | undefined }): ClientFilter {
+  return {
+    environment: token.environments[0]!,
+    projects: token.projects.includes(ALL) ? undefined : token.projects,
+    namePrefix: request.namePrefix,
+    project: request.project,
+  }
+}
+
+/** A project asked for outside the token's projects: the answer is empty. */
+export const outsideScope = (filter: ClientFilter) =>
+  filter.project !== undefined && filter.projects !== undefined && !filter.projects.includes(filter.project)
+
+/** The features a client token may read, in Unleash's client format (version 2). */
+export async function clientFeatures (db: Database, token: TokenScope, request: ClientRequest): Promise<ClientFeatures> {
+  const filter = clientFilter(token, request)
+  const { environment, projects, namePrefix, project } = filter
+  const { features, segments } = outsideScope(filter)
+    ? { features: [], segments: [] }
+    : await db
+      .transaction()
+      .setIsolationLevel('repeatable read')
+      .execute((trx) => readClientState(trx, filter, !request.segments))
   return {
     version: 2,
-    features: rows.map(toClientFeature),
+    features,
     ...(request.segments && { segments }),
     query: {
       environment,
       inlineSegmentConstraints: !request.segments,
-      ...(projects !== undefined && { projects }),
+      ...(projects !== undefined && { projects: [...projects] }),
       ...(project !== undefined && { project }),
       ...(namePrefix !== undefined && { namePrefix }),
     },

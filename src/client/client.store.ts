@@ -2,7 +2,17 @@ import { type ExpressionBuilder, sql } from 'kysely'
 import type { DB, Queryable } from '../db/types.js'
 import { segmentIds } from '../strategies/strategies.store.js'
 
-type ClientFilter = { environment: string; projects?: readonly string[] | undefined; project?: string | undefined; namePrefix?: string | undefined }
+/**
+ * What an answer holds: an environment's features in `projects` (all when undefined), optionally
+ * one project, names with a prefix, or (for streaming updates) only the features named.
+ */
+export type ClientFilter = {
+  environment: string
+  projects?: readonly string[] | undefined
+  project?: string | undefined
+  namePrefix?: string | undefined
+  names?: readonly string[] | undefined
+}
 
 /**
  * The features an answer holds, as a condition on a query that has them as `f`: not archived,
@@ -14,6 +24,7 @@ const served = (filter: ClientFilter) => (eb: ExpressionBuilder<DB & { f: DB['fe
     ...(filter.projects !== undefined ? [eb('f.project_id', 'in', filter.projects)] : []),
     ...(filter.project !== undefined ? [eb('f.project_id', '=', filter.project)] : []),
     ...(filter.namePrefix !== undefined ? [sql<boolean>`starts_with(f.name, ${filter.namePrefix})`] : []),
+    ...(filter.names !== undefined ? [eb('f.name', '=', eb.fn.any(eb.val(filter.names as string[])))] : []),
   ])
 
 export interface ClientFeatureRow {

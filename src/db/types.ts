@@ -74,6 +74,8 @@ export interface EventsTable {
   /** JSON text, as written. */
   data: ColumnType<string | null, string | null, never>
   pre_data: ColumnType<string | null, string | null, never>
+  /** The writing transaction's id (xid8 as a number, text in JS); set by its default. */
+  xact_id: ColumnType<string, never, never>
 }
 
 /** Counters of committed changes; their sum is the state version (see committedVersion). */

@@ -38,6 +38,25 @@ export const metricsPlugin = fp<{ database: DatabaseHandle }>(
       },
     })
     registry.registerMetric(pool)
+    // Streams and the change feed, read at scrape time (both exist once the app is built).
+    registry.registerMetric(new Gauge({
+      name: 'streaming_streams',
+      help: 'SDK streams (GET /api/client/streaming) open on this instance',
+      registers: [],
+      collect () { this.set(app.streams?.size ?? 0) },
+    }))
+    registry.registerMetric(new Gauge({
+      name: 'streaming_dropped_total',
+      help: 'Streams closed because their client did not take what was sent (slow readers)',
+      registers: [],
+      collect () { this.set(app.streams?.stats.dropped ?? 0) },
+    }))
+    registry.registerMetric(new Gauge({
+      name: 'change_feed_listening',
+      help: '1 while the change feed listens for commits (LISTEN/NOTIFY), 0 while it reconnects',
+      registers: [],
+      collect () { this.set(app.changes?.listening === true ? 1 : 0) },
+    }))
 
     // The series of each method, route and status, looked up once: labelling a series costs
     // more than counting in it. Bounded: routes are patterns.

@@ -189,14 +189,18 @@ export async function writeState (app: App, state: SpecFile['state'], project = 
 }
 
 /** A client token of the `development` environment. */
-async function clientSecret (app: App): Promise<string> {
+export async function clientSecret (app: App): Promise<string> {
   const res = await app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload: { tokenName: uniqueName('spec'), type: 'client', environment: 'development' } })
   return json(res).secret as string
 }
 
+/** How the SDK fetches: polling the full state (its default), streaming, or polling deltas. */
+export type SdkMode = { type: 'polling'; format: 'full' | 'delta' } | { type: 'streaming' }
+
 /** The official Node SDK on `base` (a listening server), synchronised once. */
-async function startSdk (base: string, secret: string): Promise<Unleash> {
+export async function startSdk (base: string, secret: string, experimentalMode: SdkMode = { type: 'polling', format: 'full' }): Promise<Unleash> {
   const sdk = new Unleash({
+    experimentalMode,
     url: `${base}/api/`,
     appName: uniqueName('spec-sdk'),
     customHeaders: { Authorization: secret },
@@ -273,7 +277,7 @@ function sortKeys (value: unknown): unknown {
  */
 export async function withSpecState<T> (
   file: string,
-  use: (s: { t: TestApp; spec: SpecFile; written: WrittenState; sdk: Unleash }) => Promise<T>
+  use: (s: { t: TestApp; spec: SpecFile; written: WrittenState; sdk: Unleash; base: string; secret: string }) => Promise<T>
 ): Promise<T> {
   const t = await buildTestApp({ CLIENT_STATE_CACHE_MS: '0' })
   try {
@@ -281,9 +285,10 @@ export async function withSpecState<T> (
     const base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`
     const spec = loadSpec(file)
     const written = await writeState(t.app, spec.state)
-    const sdk = await startSdk(base, await clientSecret(t.app))
+    const secret = await clientSecret(t.app)
+    const sdk = await startSdk(base, secret)
     try {
-      return await use({ t, spec, written, sdk })
+      return await use({ t, spec, written, sdk, base, secret })
     } finally {
       sdk.destroy()
     }

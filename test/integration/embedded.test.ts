@@ -109,6 +109,35 @@ describe('embedded database (no DATABASE_URL)', () => {
     }
   }, 120_000)
 
+  it('a commit wakes the change feed (the one session LISTENs), and only a commit does; delta revisions work', async () => {
+    const started = await start()
+    try {
+      await started.app.ready()
+      expect(started.app.changes.listening).toBe(true)
+      const woken = new Promise<void>((resolve) => started.app.changes.subscribe(resolve))
+      const before = started.app.changes.wakes
+      const refused = await started.app.inject({ method: 'POST', url: '/api/admin/projects/default/features', headers: auth('embedded-admin'), payload: { name: 'a b' } })
+      expect(refused.statusCode).toBe(400)
+      expect(started.app.changes.wakes).toBe(before)
+      const created = await started.app.inject({ method: 'POST', url: '/api/admin/projects/default/features', headers: auth('embedded-admin'), payload: { name: 'wakes-the-feed' } })
+      expect(created.statusCode).toBe(201)
+      await woken
+      expect(started.app.changes.wakes).toBe(before + 1)
+      // Revisions work on the embedded database too: a delta poll sees the feature after a hydration.
+      const token = await started.app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth('embedded-admin'), payload: { tokenName: 'embedded-sdk', type: 'client', environment: 'development' } })
+      const secret = json(token).secret as string
+      const hydration = await started.app.inject({ method: 'GET', url: '/api/client/delta', headers: { authorization: secret } })
+      expect(json(hydration).events[0].features.map((f: { name: string }) => f.name)).toContain('wakes-the-feed')
+      const etag = hydration.headers.etag as string
+      expect((await started.app.inject({ method: 'GET', url: '/api/client/delta', headers: { authorization: secret, 'if-none-match': etag } })).statusCode).toBe(304)
+      await started.app.inject({ method: 'POST', url: '/api/admin/projects/default/features/wakes-the-feed/environments/development/on', headers: auth('embedded-admin') })
+      const next = await started.app.inject({ method: 'GET', url: '/api/client/delta', headers: { authorization: secret, 'if-none-match': etag } })
+      expect(json(next).events).toEqual([{ type: 'feature-updated', eventId: expect.any(Number), feature: expect.objectContaining({ name: 'wakes-the-feed', enabled: true }) }])
+    } finally {
+      await started.stop()
+    }
+  }, 120_000)
+
   it('refuses NUL and lone surrogates with the same 400 as on PostgreSQL, storing nothing', async () => {
     const { app, stop } = await start()
     try {

@@ -120,6 +120,8 @@ const TABLE: Record<string, Need> = {
   'PUT /api/admin/projects/:projectId/users/:userId/roles': 'admin',
   'DELETE /api/admin/projects/:projectId/users/:userId/roles': 'admin',
   'GET /api/client/features': 'sdk',
+  'GET /api/client/streaming': 'sdk',
+  'GET /api/client/delta': 'sdk',
   'POST /api/client/register': 'sdk',
   'POST /api/client/metrics': 'sdk',
   'GET /api/frontend': 'sdk',
@@ -274,6 +276,8 @@ describe('the role table', () => {
   it('a person on the client or frontend API is refused with 403; an admin token keeps working as before', async () => {
     const admin = await signedIn(t, base, 'Admin')
     expect((await admin.browser.fetch('/api/client/features')).status).toBe(403)
+    expect((await admin.browser.fetch('/api/client/streaming')).status).toBe(403)
+    expect((await admin.browser.fetch('/api/client/delta')).status).toBe(403)
     expect((await admin.browser.json('POST', '/api/frontend', {})).status).toBe(403)
     const res = await t.app.inject({ method: 'GET', url: '/api/admin/user-admin', headers: auth() })
     expect(res.statusCode).toBe(200)

@@ -7,6 +7,7 @@ import { ADMIN_SECRET } from '../helpers/app.js'
 import { cloneTemplate, dropDatabase, withClient } from '../helpers/database.js'
 import { freePort } from '../helpers/postgres.js'
 import { untilReady } from '../helpers/server.js'
+import { openSse } from '../helpers/sse.js'
 
 let databaseUrl: string
 beforeAll(async () => {
@@ -77,5 +78,22 @@ describe('SIGTERM under load', () => {
                WHERE feature_name = 'drain' AND environment_name = 'development'`)
     )
     expect(stored.rows[0].n).toBe(80)
+  }, 60_000)
+
+  it('ends every stream of GET /api/client/streaming (the SDKs reconnect elsewhere) and exits 0', async () => {
+    const port = await freePort()
+    const child = spawn(process.execPath, ['dist/server.js'], {
+      env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), LOG_LEVEL: 'warn', INIT_ADMIN_API_TOKENS: ADMIN_SECRET },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    })
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)))
+    await untilReady(port)
+    const token = send(port, 'POST', '/api/admin/api-tokens', { tokenName: 'sdk', type: 'client', environment: 'development' })
+    const secret = JSON.parse((await token.answer).body).secret as string
+    const streams = [await openSse(`http://127.0.0.1:${port}/api/client/streaming`, { authorization: secret }), await openSse(`http://127.0.0.1:${port}/api/client/streaming`, { authorization: secret })]
+    for (const s of streams) expect((await s.next()).event).toBe('unleash-connected')
+    child.kill('SIGTERM')
+    await Promise.all(streams.map((s) => s.done))
+    expect(await exited).toBe(0)
   }, 60_000)
 })

@@ -30,6 +30,7 @@ describe('loadConfig', () => {
       metricsEnabled: true,
       tokenCacheMs: 1000,
       clientStateCacheMs: 1000,
+      streaming: { maxConnections: 10_000, maxConnectionsPerToken: 5000, keepAliveMs: 15_000, maxBufferBytes: 1024 * 1024, replayLimit: 1000 },
       clientUsageRate: 1000,
       clientMaxApplications: 50,
       clientMaxInstances: 1000,
