@@ -7,6 +7,7 @@ import { environmentRoutes, featureRoutes, projectRoutes } from './catalog/catal
 import { ClientState } from './client/client-state.js'
 import { clientRoutes } from './client/client.routes.js'
 import { usageRoutes } from './client/usage.routes.js'
+import { UsageRecorder } from './client/usage.service.js'
 import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
 import { eventsRoutes } from './events/events.routes.js'
@@ -52,6 +53,8 @@ declare module 'fastify' {
     draining: boolean
     /** Sends webhook deliveries; started when the app is ready, stopped when it closes. */
     webhooks: Dispatcher
+    /** SDK usage summed in memory; written every USAGE_FLUSH_MS and when the app closes. */
+    usage: UsageRecorder
   }
 }
 
@@ -129,13 +132,22 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   await app.register(meRoutes, { people })
   await app.register(userAdminRoutes, { people })
   const state = new ClientState(db, config.clientStateCacheMs)
-  const usageLimits = { maxApplications: config.clientMaxApplications, maxInstances: config.clientMaxInstances }
+  const usage = new UsageRecorder(db, {
+    limits: { maxApplications: config.clientMaxApplications, maxInstances: config.clientMaxInstances },
+    flushMs: config.usageFlushMs,
+    maxPending: config.usageMaxPending,
+    onError: (err, message) => app.log.warn({ err }, message),
+  })
+  app.decorate('usage', usage)
+  app.addHook('onReady', async () => usage.start())
+  // After the server stopped taking requests: what in-flight reports added is written too.
+  app.addHook('onClose', async () => usage.stop())
   await app.register(clientRoutes, { db, state })
-  await app.register(usageRoutes, { db, ratePerMinute: config.clientUsageRate, limits: usageLimits, retentionDays: config.usageRetentionDays })
+  await app.register(usageRoutes, { db, usage, ratePerMinute: config.clientUsageRate, retentionDays: config.usageRetentionDays })
   const engines = new Engines(db, state, config.frontendMaxEngines)
   app.addHook('onClose', async () => engines.destroy())
   const origins = config.frontendAllowedOrigins
-  await app.register(frontendRoutes, { db, engines, origins, ratePerMinute: config.clientUsageRate, limits: usageLimits })
+  await app.register(frontendRoutes, { usage, engines, origins, ratePerMinute: config.clientUsageRate })
   await app.register(ofrepRoutes, { engines, origins })
   await app.register(addonRoutes, { db, config: config.webhooks, resolve })
   addMethodNotAllowed()
