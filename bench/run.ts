@@ -6,7 +6,7 @@
  *
  * Settings: BENCH_SECONDS (per scenario, default 10), BENCH_CONNECTIONS (the 50-feature
  * scenarios, default 20), BENCH_SIZES (the document-size series, default 2,100,400,1000),
- * BENCH_ONLY=series|features|client|frontend|cpu|large|webhooks|people|import (run one part), BENCH_FRONTEND_SIZES (the
+ * BENCH_ONLY=series|features|client|frontend|cpu|large|webhooks|people|import|usage (run one part), BENCH_FRONTEND_SIZES (the
  * frontend scenarios' flag counts, default 100,1000,5000). BENCH_UNLEASH=1: also start Unleash 8.2 on
  * the same PostgreSQL (test/helpers/unleash.ts) and drive it with the same series, side by side, its
  * server CPU time measured as ours; or UNLEASH_URL and UNLEASH_TOKEN (an admin token) name a running one.
@@ -28,6 +28,7 @@ import { findPostgres, freePort } from '../test/helpers/postgres.js'
 import { startUnleash } from '../test/helpers/unleash.js'
 import { UNLEASH_VERSION } from '../test/helpers/unleash-install.js'
 import { floorWrite } from './floor-transaction.mjs'
+import { printUsage, usageScenarios } from './usage.js'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const WARM_UP_SECONDS = 4
@@ -926,12 +927,14 @@ async function main () {
       }
     }
     if (imports.length > 0) printOnce(`Import and export (features-batch), ${IMPORT_FEATURES} features`, imports)
+    const usage = part('usage') ? await usageScenarios({ databaseUrl, serverUrl: postgres.url, secret: SECRET }) : []
+    if (usage.length > 0) printUsage(usage)
     const idleRss = Math.round(rssMb(pid))
     await stopServer(server.child)
     console.log(`start-up to ready on a migrated database: ${startupMs} ms; RSS after the run: ${idleRss} MB`)
 
     const file = `bench/results/${new Date().toISOString().replace(/[:.]/g, '-')}.json`
-    writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, startupMs, cpu, series, features, client, frontend, webhooks, people, imports }, null, 2))
+    writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, startupMs, cpu, series, features, client, frontend, webhooks, people, imports, usage }, null, 2))
     console.log(`written to ${file}`)
   } finally {
     await unleash?.stop()
