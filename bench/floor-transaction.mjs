@@ -4,11 +4,11 @@
 // transaction here.
 
 /**
- * The service's statement for a change's event (see insertEvents): the state version, the event,
- * and the outbox (a delivery for every enabled webhook that wants it), values bound as Kysely
+ * The service's statement for a change's event (see insertEvents): the state version (notifying
+ * the change feed), the event, and the outbox (a delivery for every enabled webhook that wants it), values bound as Kysely
  * binds them.
  */
-const EVENT_WITH_OUTBOX = `WITH bumped AS (UPDATE state_version_shards SET changes = changes + 1 WHERE shard = pg_backend_pid() % 256 RETURNING shard),
+const EVENT_WITH_OUTBOX = `WITH bumped AS (UPDATE state_version_shards SET changes = changes + 1 WHERE shard = pg_backend_pid() % 256 RETURNING shard, pg_notify('ffapi_changes', '')::text AS notified),
   inserted AS (INSERT INTO events (type, created_by, project, feature_name, environment, data, pre_data)
     VALUES ('feature-environment-variants-updated', 'floor', 'default', $1, 'development', $2, $3) RETURNING id, type, project, environment)
   INSERT INTO webhook_deliveries (webhook_id, event_id)

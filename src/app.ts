@@ -10,6 +10,7 @@ import { usageRoutes } from './client/usage.routes.js'
 import { UsageRecorder } from './client/usage.service.js'
 import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
+import { ChangeFeed } from './events/change-feed.js'
 import { eventsRoutes } from './events/events.routes.js'
 import { frontendRoutes } from './frontend/frontend.routes.js'
 import { Engines } from './frontend/frontend.service.js'
@@ -55,6 +56,11 @@ declare module 'fastify' {
     webhooks: Dispatcher
     /** SDK usage summed in memory; written every USAGE_FLUSH_MS and when the app closes. */
     usage: UsageRecorder
+    /**
+     * Wakes its subscribers after every committed change on any instance (LISTEN/NOTIFY):
+     * `app.changes.subscribe(() => …)`. Listening from onReady until the app closes.
+     */
+    changes: ChangeFeed
   }
 }
 
@@ -131,7 +137,13 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   await app.register(authRoutes, { people })
   await app.register(meRoutes, { people })
   await app.register(userAdminRoutes, { people })
+  // One change feed per instance: every cache that follows the state hears of a commit at once.
+  const changes = new ChangeFeed(database, app.log)
+  app.decorate('changes', changes)
+  app.addHook('onReady', async () => changes.start())
+  app.addHook('onClose', async () => changes.stop())
   const state = new ClientState(db, config.clientStateCacheMs)
+  changes.subscribe(() => state.forget())
   const usage = new UsageRecorder(db, {
     limits: { maxApplications: config.clientMaxApplications, maxInstances: config.clientMaxInstances },
     flushMs: config.usageFlushMs,

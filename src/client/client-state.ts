@@ -6,12 +6,15 @@ const RECENT_ANSWERS = 64
 
 /**
  * The client API's caches, in one place. The state version (see committedVersion) is read at
- * most once per `cacheMs`, so SDK polls usually cost no query at all and a change is served
- * within `cacheMs`. Answers are kept by ETag, which includes the version: a kept answer is never
- * served for a newer state.
+ * most once per `cacheMs`, so SDK polls usually cost no query at all; the change feed calls
+ * `forget()` after every commit (on any instance), so a change is served at once, and within
+ * `cacheMs` while the feed is not listening. Answers are kept by ETag, which includes the
+ * version: a kept answer is never served for a newer state.
  */
 export class ClientState {
   #version = { value: '', expires: 0 }
+  /** Moves on every forget(), so that a read that began before a commit is not kept after it. */
+  #generation = 0
   readonly #answers = new Map<string, string>()
 
   constructor (
@@ -22,9 +25,16 @@ export class ClientState {
   async version (): Promise<string> {
     const now = Date.now()
     if (this.#version.expires > now) return this.#version.value
+    const generation = this.#generation
     const value = await committedVersion(this.db)
-    if (this.cacheMs > 0) this.#version = { value, expires: now + this.cacheMs }
+    if (this.cacheMs > 0 && generation === this.#generation) this.#version = { value, expires: now + this.cacheMs }
     return value
+  }
+
+  /** Something committed: the next read asks the database again. */
+  forget (): void {
+    this.#generation++
+    this.#version = { value: '', expires: 0 }
   }
 
   /** The answer kept for `etag`, or the one `build` makes (then kept). */

@@ -1,6 +1,7 @@
 import { type ExpressionBuilder, type QueryCreator, type Selectable, sql, type Transaction } from 'kysely'
 import { type Param, prepare, queryBuilder } from '../db/prepared.js'
 import type { DB, EventsTable, Queryable } from '../db/types.js'
+import { CHANGES_CHANNEL } from './change-feed.js'
 
 export const EVENT_TYPES = [
   'project-created',
@@ -135,12 +136,18 @@ export const eventRow = (event: NewEvent) => ({
 /** Shards of the state version counter (see migration 0005); a connection bumps its own. */
 const SHARDS = 256
 
-/** Adds one to the state version, in the change's transaction: the version moves when it commits. */
+/**
+ * Adds one to the state version, in the change's transaction: the version moves when it commits.
+ * Its RETURNING notifies the change feed's channel (see events/change-feed.ts): PostgreSQL
+ * delivers the notification to every listening instance at the commit, never for a rollback,
+ * and a statement the change runs anyway carries it (no round trip of its own).
+ */
 const bumpVersion = (db: QueryCreator<DB>) =>
   db
     .updateTable('state_version_shards')
     .set((eb) => ({ changes: eb('changes', '+', sql<string>`1`) }))
     .where('shard', '=', sql<number>`pg_backend_pid() % ${sql.lit(SHARDS)}`)
+    .returning(['shard', sql<string>`pg_notify(${sql.lit(CHANGES_CHANNEL)}, '')::text`.as('notified')])
 
 /**
  * The outbox: a delivery for every enabled webhook that wants an event of this type, project
@@ -196,7 +203,7 @@ export async function insertEvents (trx: Transaction<DB>, events: readonly NewEv
     const rows = events.slice(start, start + EVENTS_PER_STATEMENT).map(eventRow)
     if (start === 0) {
       await trx
-        .with('bumped', (db) => bumpVersion(db).returning('shard'))
+        .with('bumped', (db) => bumpVersion(db))
         .with('inserted', (db) => db.insertInto('events').values(rows).returning(insertedColumns))
         .insertInto('webhook_deliveries')
         .columns(['webhook_id', 'event_id'])
@@ -214,7 +221,7 @@ const EVENTS_PER_STATEMENT = 5000
 /** Most changes record one event: that statement (version, event, deliveries) is prepared. */
 const insertOne = prepare((param: Param<ReturnType<typeof eventRow>>) =>
   queryBuilder
-    .with('bumped', (db) => bumpVersion(db).returning('shard'))
+    .with('bumped', (db) => bumpVersion(db))
     .with('inserted', (db) =>
       db
         .insertInto('events')

@@ -109,6 +109,25 @@ describe('embedded database (no DATABASE_URL)', () => {
     }
   }, 120_000)
 
+  it('a commit wakes the change feed (the one session LISTENs), and only a commit does', async () => {
+    const started = await start()
+    try {
+      await started.app.ready()
+      expect(started.app.changes.listening).toBe(true)
+      const woken = new Promise<void>((resolve) => started.app.changes.subscribe(resolve))
+      const before = started.app.changes.wakes
+      const refused = await started.app.inject({ method: 'POST', url: '/api/admin/projects/default/features', headers: auth('embedded-admin'), payload: { name: 'a b' } })
+      expect(refused.statusCode).toBe(400)
+      expect(started.app.changes.wakes).toBe(before)
+      const created = await started.app.inject({ method: 'POST', url: '/api/admin/projects/default/features', headers: auth('embedded-admin'), payload: { name: 'wakes-the-feed' } })
+      expect(created.statusCode).toBe(201)
+      await woken
+      expect(started.app.changes.wakes).toBe(before + 1)
+    } finally {
+      await started.stop()
+    }
+  }, 120_000)
+
   it('refuses NUL and lone surrogates with the same 400 as on PostgreSQL, storing nothing', async () => {
     const { app, stop } = await start()
     try {
