@@ -29,6 +29,7 @@ import { startUnleash } from '../test/helpers/unleash.js'
 import { UNLEASH_VERSION } from '../test/helpers/unleash-install.js'
 import { floorWrite } from './floor-transaction.mjs'
 import { printUsage, usageScenarios } from './usage.js'
+import { printPace, webhookPaceScenarios } from './webhooks-pace.js'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const WARM_UP_SECONDS = 4
@@ -916,6 +917,8 @@ async function main () {
     if (large.length > 0) print('One large write beside other traffic', large)
     const webhooks = part('webhooks') ? await webhookScenarios(target, pid) : []
     if (webhooks.length > 0) print(`Webhooks: writes with and without deliveries, ${FEATURES} features, ${CONNECTIONS} connections`, webhooks)
+    const webhookPace = part('webhooks') ? await webhookPaceScenarios(target) : []
+    if (webhookPace.length > 0) printPace(webhookPace)
     const people = part('people') ? await peopleScenarios(target, pid, unleash) : []
     if (people.length > 0) print('People: admin reads by API token, session and personal access token; refused logins', people)
     const imports = part('import') ? await importScenarios(target, pid) : []
@@ -934,7 +937,7 @@ async function main () {
     console.log(`start-up to ready on a migrated database: ${startupMs} ms; RSS after the run: ${idleRss} MB`)
 
     const file = `bench/results/${new Date().toISOString().replace(/[:.]/g, '-')}.json`
-    writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, startupMs, cpu, series, features, client, frontend, webhooks, people, imports, usage }, null, 2))
+    writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, startupMs, cpu, series, features, client, frontend, webhooks, webhookPace, people, imports, usage }, null, 2))
     console.log(`written to ${file}`)
   } finally {
     await unleash?.stop()

@@ -171,6 +171,8 @@ export async function buildApp (config: Config, { database, resolve = systemReso
 
   // Every instance delivers webhooks: what is due, from any instance's changes.
   app.decorate('webhooks', new Dispatcher(db, config.webhooks, app.log, resolve))
+  // A committed change (its deliveries commit with it) is claimed at once, not at the next poll.
+  changes.subscribe(() => app.webhooks.wake())
   app.addHook('onReady', async () => app.webhooks.start())
   app.addHook('onClose', async () => app.webhooks.stop())
   // Ended sessions and old login counts are removed in the background; the stand-in password

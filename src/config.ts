@@ -136,7 +136,7 @@ export const EnvSchema = Type.Object({
     minimum: 10,
     maximum: 60_000,
     default: 1000,
-    description: 'How often each instance looks for webhook deliveries that are due',
+    description: 'How often each instance also looks for webhook deliveries that are due (retries coming due, a missed notification); new changes and freed slots are claimed at once',
   }),
   WEBHOOK_LEASE_MS: Type.Integer({
     minimum: 1000,

@@ -40,11 +40,15 @@ export function outcomeOf (result: SendResult, attemptInSeries: number, config: 
 }
 
 /**
- * Sends webhook deliveries; one runs in every instance. Every WEBHOOK_POLL_MS it claims due
- * deliveries for the slots it has free (MAX_IN_FLIGHT, MAX_IN_FLIGHT_PER_WEBHOOK per webhook),
- * each under a lease of WEBHOOK_LEASE_MS, sends them concurrently, and records each attempt.
- * No database connection or transaction is held while a receiver answers, and a receiver that
- * hangs holds at most its own slots for WEBHOOK_TIMEOUT_MS: requests and other webhooks go on.
+ * Sends webhook deliveries; one runs in every instance. It claims due deliveries for the slots
+ * it has free (MAX_IN_FLIGHT, of them MAX_IN_FLIGHT_PER_WEBHOOK per webhook), each under a lease
+ * of WEBHOOK_LEASE_MS, sends them concurrently, and records each attempt. It claims when woken
+ * (`wake()`: a change committed on any instance, or one of its sends finished and freed a slot)
+ * and every WEBHOOK_POLL_MS (retries coming due, a missed wake). Claims are coalesced: one at a
+ * time, and one more right after it when woken meanwhile. Each webhook's due deliveries are
+ * claimed oldest first (due time, then event order). No database connection or transaction is
+ * held while a receiver answers, and a receiver that hangs holds at most its own slots for
+ * WEBHOOK_TIMEOUT_MS: requests and other webhooks go on.
  */
 export class Dispatcher {
   readonly #inFlight = new Map<string, Promise<void>>()
@@ -53,6 +57,8 @@ export class Dispatcher {
   #timer: NodeJS.Timeout | undefined
   #pruner: NodeJS.Timeout | undefined
   #claiming: Promise<number> | undefined
+  /** Woken while a claim was under way: claim again when it ends. */
+  #again = false
   #running = false
 
   constructor (
@@ -95,11 +101,30 @@ export class Dispatcher {
   }
 
   /**
+   * Something may be due (a change committed, a slot freed): claim now, or right after the
+   * claim under way. Cheap to call often.
+   */
+  wake (): void {
+    if (!this.#running) return
+    if (this.#claiming) {
+      this.#again = true
+      return
+    }
+    this.claimDue().catch((err: unknown) => this.log.warn({ err }, 'claiming webhook deliveries failed; tried again at the next poll'))
+  }
+
+  /**
    * Claims due deliveries for the free slots and starts sending them; resolves with how many
    * were claimed (without waiting for the sends). One claim at a time per instance.
    */
   claimDue (): Promise<number> {
-    this.#claiming ??= this.#claim().finally(() => { this.#claiming = undefined })
+    this.#claiming ??= this.#claim().finally(() => {
+      this.#claiming = undefined
+      if (this.#again) {
+        this.#again = false
+        this.wake()
+      }
+    })
     return this.#claiming
   }
 
@@ -119,6 +144,7 @@ export class Dispatcher {
     const claimed = await claimDeliveries(this.db, {
       limit: free,
       perWebhook: MAX_IN_FLIGHT_PER_WEBHOOK,
+      inFlight: Object.fromEntries(this.#perWebhook),
       leaseMs: this.config.leaseMs,
       busy,
     })
@@ -131,6 +157,8 @@ export class Dispatcher {
           const left = (this.#perWebhook.get(delivery.webhookId) ?? 1) - 1
           if (left === 0) this.#perWebhook.delete(delivery.webhookId)
           else this.#perWebhook.set(delivery.webhookId, left)
+          // A slot is free: the next due delivery goes now, not at the next poll.
+          this.wake()
         })
       this.#inFlight.set(delivery.id, sending)
     }

@@ -219,13 +219,23 @@ const isDue = (table: string) =>
  */
 export async function claimDeliveries (
   db: Database,
-  options: { limit: number; perWebhook: number; leaseMs: number; busy: number[] }
+  options: {
+    limit: number
+    /** At most this many in flight per webhook, counting `inFlight`. */
+    perWebhook: number
+    /** Deliveries of each webhook (by id) this instance is sending now. */
+    inFlight: Record<number, number>
+    leaseMs: number
+    /** Webhooks with no slot left (left out at once). */
+    busy: number[]
+  }
 ): Promise<ClaimedDelivery[]> {
   let candidates = db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
     .select([
       'd.id',
+      'd.webhook_id',
       sql<string>`row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.id)`.as('rank'),
     ])
     .where('w.enabled', '=', true)
@@ -234,10 +244,15 @@ export async function claimDeliveries (
   const picked = db
     .selectFrom('webhook_deliveries')
     .select(['id', 'leased_until as stale_lease'])
-    .where('id', 'in', (eb) => eb.selectFrom(candidates.as('c')).select('c.id').where('c.rank', '<=', String(options.perWebhook)))
+    .where('id', 'in', (eb) => eb.selectFrom(candidates.as('c')).select('c.id').where(
+      'c.rank',
+      '<=',
+      sql<string>`${options.perWebhook} - coalesce((${JSON.stringify(options.inFlight)}::jsonb ->> c.webhook_id::text)::integer, 0)`
+    ))
     // Checked again on the locked row: a row another instance claimed meanwhile is no longer due.
     .where(isDue('webhook_deliveries'))
     .orderBy('next_attempt_at')
+    .orderBy('id')
     .limit(options.limit)
     .forUpdate()
     .skipLocked()
