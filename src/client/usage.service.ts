@@ -39,6 +39,14 @@ export const INSTANCE_RETENTION_MS = 48 * 3_600_000
 const BOOK_TTL_MS = 60_000
 /** Tokens whose stored applications and instances are kept in memory; the oldest read goes first. */
 const MAX_BOOKS = 1000
+/**
+ * A feature evaluated in an environment whose lifecycle was just looked at (and moved if it
+ * had to be) is not looked at again for this long: stages only move forward, so a second look
+ * finds nothing to do, but for a feature revived or uncompleted meanwhile, which its next
+ * evaluation moves this much later at most. Environment types are kept as long.
+ */
+const SETTLED_MS = 60_000
+const MAX_SETTLED = 100_000
 
 const HOUR_MS = 3_600_000
 const startOfHour = (at: Date) => new Date(Math.floor(at.getTime() / HOUR_MS) * HOUR_MS)
@@ -164,6 +172,9 @@ export class UsageRecorder {
   /** Flushes completed: a token's usage read while one completed is read again. */
   #completed = 0
   readonly #books = new Map<string, Promise<Book>>()
+  /** `environment\nfeature` → until when its lifecycle needs no look */
+  readonly #settled = new Map<string, number>()
+  readonly #production = new Map<string, { production: boolean; until: number }>()
   #timer: NodeJS.Timeout | undefined
 
   constructor (private readonly db: Database, private readonly options: UsageOptions) {}
@@ -331,6 +342,15 @@ export class UsageRecorder {
     }
   }
 
+  async #isProduction (environment: string, now: number): Promise<boolean> {
+    const known = this.#production.get(environment)
+    if (known && known.until > now) return known.production
+    const production = await isProduction(this.db, environment)
+    if (this.#production.size > 1000) this.#production.clear()
+    this.#production.set(environment, { production, until: now + SETTLED_MS })
+    return production
+  }
+
   async #write (batch: Batch): Promise<void> {
     let counted: { feature_name: string; application_id: number }[]
     let applications: Awaited<ReturnType<typeof upsertApplications>>
@@ -366,9 +386,13 @@ export class UsageRecorder {
       groups.get(group)!.features.add(row.feature_name)
     }
     for (const { token, environment, features } of groups.values()) {
+      const now = Date.now()
+      const unsettled = [...features].filter((f) => (this.#settled.get(`${environment}\n${f}`) ?? 0) <= now).sort()
+      if (unsettled.length === 0) continue
       try {
-        const production = await isProduction(this.db, environment)
-        await moveOnEvaluation(this.db, [...features].sort(), { name: environment, production }, { name: token })
+        await moveOnEvaluation(this.db, unsettled, { name: environment, production: await this.#isProduction(environment, now) }, { name: token })
+        if (this.#settled.size + unsettled.length > MAX_SETTLED) this.#settled.clear()
+        for (const f of unsettled) this.#settled.set(`${environment}\n${f}`, now + SETTLED_MS)
       } catch (error) {
         this.options.onError(error, 'moving the lifecycle of evaluated features failed; the next report of them moves it')
       }
