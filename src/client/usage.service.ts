@@ -1,6 +1,7 @@
 import type { Static } from '@sinclair/typebox'
+import type { Transaction } from 'kysely'
 import { ALL, type TokenScope } from '../access/scope.js'
-import type { Database } from '../db/types.js'
+import type { Database, DB } from '../db/types.js'
 import { invalidField } from '../errors.js'
 import { moveOnEvaluation } from '../lifecycle/lifecycle.service.js'
 import type { ClientMetrics, ClientRegistration } from './usage.schemas.js'
@@ -9,6 +10,7 @@ import {
   type ApplicationKey,
   deleteUsage,
   isProduction,
+  lockTokenUsage,
   MAX_VARIANT_NAMES,
   readTokenUsage,
   type SeenApplication,
@@ -161,9 +163,9 @@ class Batch {
  *
  * The per-token caps are decided at the request against what this instance knows: what was
  * stored when it last read the token's usage (every minute at most), plus what it admitted
- * since. Reports stay within the caps on one instance; instances that admit new applications or
- * instances of one token at the same moment may pass a cap together by what each admitted
- * before it read the other's.
+ * since. Instances that admit new applications or instances of one token at the same moment
+ * may together accept more than a cap allows; the flush counts again under the token's lock and
+ * stores none past it (those reports were answered 202, and are dropped with a warning).
  */
 export class UsageRecorder {
   #pending = new Batch()
@@ -342,6 +344,38 @@ export class UsageRecorder {
     }
   }
 
+  /**
+   * The applications and instances of the batch that are new and past their token's caps,
+   * counted under the token's lock (tokens in name order, so that flushes of several instances
+   * cannot deadlock); admitted in the order this instance admitted them.
+   */
+  async #pastCaps (trx: Transaction<DB>, batch: Batch): Promise<Set<string>> {
+    const refused = new Set<string>()
+    const { maxApplications, maxInstances } = this.options.limits
+    for (const token of [...batch.added.keys()].sort()) {
+      const added = batch.added.get(token)!
+      if (added.applications.size === 0 && added.instances.size === 0) continue
+      await lockTokenUsage(trx, token)
+      const rows = await readTokenUsage(trx, token)
+      const applications = new Set(rows.map(keyOf))
+      const instances = new Set(rows.flatMap((row) => (row.instanceId === null ? [] : [instanceKeyOf(keyOf(row), row.instanceId)])))
+      for (const application of added.applications) {
+        if (applications.has(application)) continue
+        if (applications.size >= maxApplications) refused.add(application)
+        else applications.add(application)
+      }
+      for (const instance of added.instances) {
+        if (instances.has(instance)) continue
+        const application = instance.slice(0, instance.indexOf('\n'))
+        if (refused.has(application) || instances.size >= maxInstances) refused.add(instance)
+        else instances.add(instance)
+      }
+      // What this instance believes stored is read again.
+      if ([...added.applications, ...added.instances].some((key) => refused.has(key))) this.#books.delete(token)
+    }
+    return refused
+  }
+
   async #isProduction (environment: string, now: number): Promise<boolean> {
     const known = this.#production.get(environment)
     if (known && known.until > now) return known.production
@@ -356,16 +390,20 @@ export class UsageRecorder {
     let applications: Awaited<ReturnType<typeof upsertApplications>>
     try {
       ;[applications, counted] = await this.db.transaction().execute(async (trx) => {
-        const stored = await upsertApplications(trx, [...batch.applications.values()])
+        const refused = await this.#pastCaps(trx, batch)
+        const stored = await upsertApplications(trx, [...batch.applications].filter(([key]) => !refused.has(key)).map(([, a]) => a))
         const ids = new Map(stored.map((a) => [keyOf(a), a.id]))
         const id = (application: string) => ids.get(application)!
-        if (batch.instances.size > 0) {
-          await upsertInstances(trx, [...batch.instances.values()].map(({ application, ...rest }) => ({ applicationId: id(application), ...rest })))
+        const instances = [...batch.instances].filter(([key]) => !refused.has(key)).map(([, i]) => i)
+        if (instances.length > 0) {
+          await upsertInstances(trx, instances.map(({ application, ...rest }) => ({ applicationId: id(application), ...rest })))
         }
-        const counts = batch.counts.size === 0
-          ? []
-          : await addCounts(trx, [...batch.counts.values()].map(({ application, ...rest }) => ({ applicationId: id(application), ...rest })))
-        return [stored, counts] as const
+        const counts = [...batch.counts.values()].filter((c) => !refused.has(c.application))
+        const added = counts.length === 0 ? [] : await addCounts(trx, counts.map(({ application, ...rest }) => ({ applicationId: id(application), ...rest })))
+        if (refused.size > 0) {
+          this.options.onError(new Error(`${refused.size} applications and instances past CLIENT_MAX_APPLICATIONS or CLIENT_MAX_INSTANCES`), 'reports admitted by several instances at once passed a cap; what is past it is not stored')
+        }
+        return [stored, added] as const
       })
     } catch (error) {
       if (this.#pending.size + batch.size <= this.options.maxPending) {

@@ -27,6 +27,14 @@ export async function readTokenUsage (db: Queryable, tokenName: string) {
     .execute()
 }
 
+/**
+ * Locks the token's row until the transaction ends, so that what is counted against its caps
+ * cannot be added concurrently by another instance's flush.
+ */
+export async function lockTokenUsage (trx: Transaction<DB>, tokenName: string) {
+  await trx.selectFrom('api_tokens').select('name').where('name', '=', tokenName).forNoKeyUpdate().execute()
+}
+
 /** An application seen since the last flush, with when it was last seen. */
 export interface SeenApplication extends ApplicationKey {
   lastSeenAt: Date

@@ -5,8 +5,10 @@
  * only moves forward, and a token reads only its environments' usage.
  */
 import { describe, expect, it } from 'vitest'
+import { buildApp } from '../../src/app.js'
 import { pruneUsage } from '../../src/client/usage.service.js'
-import { auth, buildTestApp, createFeature, expectProblem, json, uniqueName, useTestApp } from '../helpers/app.js'
+import { createDatabase } from '../../src/db/database.js'
+import { auth, buildTestApp, createFeature, expectProblem, json, testConfig, uniqueName, useTestApp } from '../helpers/app.js'
 import { databaseFingerprint } from '../helpers/state.js'
 
 const t = useTestApp({ CLIENT_MAX_APPLICATIONS: '3', CLIENT_MAX_INSTANCES: '4' })
@@ -290,6 +292,35 @@ describe('reports are summed in memory and written in one flush', () => {
       { app_name: 'cap-3', instance_id: 'c' },
       { app_name: 'cap-3', instance_id: 'd' },
     ])
+  })
+
+  it('two instances admitting new instances of one token at once: the flush stores none past the cap', async () => {
+    const config = testConfig(t.databaseUrl, { CLIENT_MAX_APPLICATIONS: '3', CLIENT_MAX_INSTANCES: '4' })
+    const database = await createDatabase(config)
+    const other = await buildApp(config, { database })
+    try {
+      const secret = await clientToken()
+      const on = (app: typeof other, instanceId: string) => app.inject({
+        method: 'POST',
+        url: '/api/client/register',
+        headers: auth(secret),
+        payload: { appName: 'split', instanceId, strategies: [], started: now(), interval: 60000 },
+      })
+      // Each instance has seen none stored: each admits three.
+      for (const id of ['a-1', 'a-2', 'a-3']) expect((await on(t.app, id)).statusCode).toBe(202)
+      for (const id of ['b-1', 'b-2', 'b-3']) expect((await on(other, id)).statusCode).toBe(202)
+      await flush()
+      await other.usage.flush()
+      const stored = await t.database.db.selectFrom('usage_instances as i').innerJoin('usage_applications as a', 'a.id', 'i.application_id')
+        .select('i.instance_id').where('a.app_name', '=', 'split').orderBy('i.instance_id').execute()
+      expect(stored.map((i) => i.instance_id)).toEqual(['a-1', 'a-2', 'a-3', 'b-1'])
+      // The other instance reads the token's usage again: a new instance is refused there too.
+      expect(expectProblem(await on(other, 'b-4'), 400, 'BadDataError').details[0].path).toBe('/body/instanceId')
+      expect((await on(other, 'b-1')).statusCode).toBe(202)
+    } finally {
+      await other.close()
+      await database.db.destroy()
+    }
   })
 
   it('USAGE_MAX_PENDING rows start a flush early', async () => {
