@@ -166,7 +166,38 @@ export async function usageScenarios (ctx: Context): Promise<UsageResult[]> {
     await sleep(15_000)
     const idleRate = (await commits(ctx, database) - idleFrom) / ((performance.now() - idleStarted) / 1000)
 
-    // The simulation.
+    // First (on usage tables with no free space left by updates, which new rows would fill and
+    // hide), 1,000-feature reports from new applications: each stores 1,000 new rows. Names as short
+    // as the tests' (12 characters), the worst case for bytes stored per byte sent; bodies as
+    // the Node SDK sends them (`variants: {}` on every feature), then without `variants`.
+    const big = Array.from({ length: BIG_REPORT }, () => `f${run}${Math.random().toString(16).slice(2, 8)}`)
+    await inParallel(big, 8, async (name) => { await ok('POST', '/api/admin/projects/default/features', { name }) })
+    const bigSecret = (await ok('POST', '/api/admin/api-tokens', { tokenName: `usage-big-${run}`, type: 'client', environment: 'development' })).secret
+    let bigYes = 0
+    const newApplications = async (shape: string, withVariants: boolean) => {
+      await sleep(6000) // the last flush
+      const before = await usageBytes(ctx)
+      let sent = 0
+      for (let a = 0; a < NEW_APPLICATIONS; a++) {
+        const toggles = Object.fromEntries(big.map((name, i) => {
+          const c = { yes: 1 + ((a + i) % 50), no: (a * i) % 7 }
+          bigYes += c.yes
+          return [name, withVariants ? { ...c, variants: {} } : c]
+        }))
+        const stop = new Date()
+        const body = JSON.stringify({ appName: `new-app-${shape}-${a}`, instanceId: `new-${a}`, environment: 'default', sdkVersion: 'unleash-client-node:6.12.1', platformName: 'node', platformVersion: '22.11.0', yggdrasilVersion: null, specVersion: '5.2.0', bucket: { start: new Date(stop.getTime() - 60_000).toISOString(), stop: stop.toISOString(), toggles } })
+        sent += Buffer.byteLength(body)
+        const res = await send('POST', '/api/client/metrics', { authorization: bigSecret, 'content-type': 'application/json' }, body)
+        if (res.status !== 202) throw new Error(`a ${BIG_REPORT}-feature report: ${res.status} ${res.text}`)
+      }
+      await sleep(6000) // their flush
+      results.push({ scenario: `stored usage bytes per byte sent (${BIG_REPORT}-feature reports from ${NEW_APPLICATIONS} new applications, ${shape})`, value: Math.round(((await usageBytes(ctx)) - before) / sent * 100) / 100, unit: '×' })
+    }
+    await newApplications('as the Node SDK sends them', true)
+    await newApplications('without variants', false)
+
+    // The simulation (once the counters show all that came before).
+    await sleep(STATS_LAG_MS)
     const bytesBefore = await usageBytes(ctx)
     const from = await commits(ctx, database)
     const cpuFrom = cpuMs(pid)
@@ -175,9 +206,8 @@ export async function usageScenarios (ctx: Context): Promise<UsageResult[]> {
     const counts = { register: 0, metrics: 0, polls: 0, notModified: 0, failed: 0, sentBytes: 0, sentYes: 0, late: 0 }
     const failures = new Map<string, number>()
     const etags = new Map<string, string>()
-    const started = performance.now()
     const endAt = MINUTES * MINUTE_MS
-    // Every SDK's next due action, in a time wheel of 50 ms slots.
+    // Every SDK's actions, in time order.
     type Action = { sdk: number; kind: 'register' | 'metrics' | 'poll'; at: number }
     const due: Action[] = []
     for (let sdk = 0; sdk < SDKS; sdk++) {
@@ -234,22 +264,27 @@ export async function usageScenarios (ctx: Context): Promise<UsageResult[]> {
         failures.set(`${kind} ${(error as Error).message}`, (failures.get(`${kind} ${(error as Error).message}`) ?? 0) + 1)
       }
     }
-    // At most 256 requests in flight; an action more than a second late is counted.
-    const inFlight = new Set<Promise<void>>()
-    for (const action of due) {
-      const wait = action.at - (performance.now() - started)
-      if (wait > 5) await sleep(wait)
-      else if (wait < -1000) counts.late++
-      while (inFlight.size >= 256) await Promise.race(inFlight)
-      const p = act(action).finally(() => inFlight.delete(p))
-      inFlight.add(p)
+    /** Runs the actions at their times (at most 256 requests in flight; one more than a second late is counted); resolves with the seconds it took. */
+    const drive = async (actions: Action[]) => {
+      const begun = performance.now()
+      const inFlight = new Set<Promise<void>>()
+      for (const action of actions) {
+        const wait = action.at - (performance.now() - begun)
+        if (wait > 5) await sleep(wait)
+        else if (wait < -1000) counts.late++
+        while (inFlight.size >= 256) await Promise.race(inFlight)
+        const p = act(action).finally(() => inFlight.delete(p))
+        inFlight.add(p)
+      }
+      await Promise.all(inFlight)
+      return (performance.now() - begun) / 1000
     }
-    await Promise.all(inFlight)
-    const seconds = (performance.now() - started) / 1000
+    const seconds = await drive(due)
     const cpu = cpuMs(pid) - cpuFrom
     clearInterval(sampler)
     await sleep(STATS_LAG_MS)
     const transactions = await commits(ctx, database) - from - idleRate * (seconds + STATS_LAG_MS / 1000)
+    const bytesAfter = await usageBytes(ctx)
     const reports = counts.register + counts.metrics
     results.push(
       { scenario: `${SDKS} SDKs × ${MINUTES} simulated minutes in ${seconds.toFixed(0)} s (×${SPEEDUP}): registrations accepted`, value: counts.register, unit: 'requests' },
@@ -267,35 +302,21 @@ export async function usageScenarios (ctx: Context): Promise<UsageResult[]> {
       { scenario: 'server peak RSS', value: Math.round(peakRss), unit: 'MB' }
     )
 
-    // 1,000-feature reports from new applications: each stores 1,000 new rows. Names as short
-    // as the tests' (12 characters), the worst case for bytes stored per byte sent; bodies as
-    // the Node SDK sends them (`variants: {}` on every feature), then without `variants`.
-    const big = Array.from({ length: BIG_REPORT }, () => `f${run}${Math.random().toString(16).slice(2, 8)}`)
-    await inParallel(big, 8, async (name) => { await ok('POST', '/api/admin/projects/default/features', { name }) })
-    const bigSecret = (await ok('POST', '/api/admin/api-tokens', { tokenName: `usage-big-${run}`, type: 'client', environment: 'development' })).secret
-    let bigYes = 0
-    const newApplications = async (shape: string, withVariants: boolean) => {
-      await sleep(6000) // the last flush
-      const before = await usageBytes(ctx)
-      let sent = 0
-      for (let a = 0; a < NEW_APPLICATIONS; a++) {
-        const toggles = Object.fromEntries(big.map((name, i) => {
-          const c = { yes: 1 + ((a + i) % 50), no: (a * i) % 7 }
-          bigYes += c.yes
-          return [name, withVariants ? { ...c, variants: {} } : c]
-        }))
-        const stop = new Date()
-        const body = JSON.stringify({ appName: `new-app-${shape}-${a}`, instanceId: `new-${a}`, environment: 'default', sdkVersion: 'unleash-client-node:6.12.1', platformName: 'node', platformVersion: '22.11.0', yggdrasilVersion: null, specVersion: '5.2.0', bucket: { start: new Date(stop.getTime() - 60_000).toISOString(), stop: stop.toISOString(), toggles } })
-        sent += Buffer.byteLength(body)
-        const res = await send('POST', '/api/client/metrics', { authorization: bigSecret, 'content-type': 'application/json' }, body)
-        if (res.status !== 202) throw new Error(`a ${BIG_REPORT}-feature report: ${res.status} ${res.text}`)
-      }
-      await sleep(6000)
-      results.push({ scenario: `stored usage bytes per byte sent (${BIG_REPORT}-feature reports from ${NEW_APPLICATIONS} new applications, ${shape})`, value: Math.round(((await usageBytes(ctx)) - before) / sent * 100) / 100, unit: '×' })
-      return before
+    // Control: the same SDKs polling as often for two simulated minutes, reporting nothing:
+    // what polling alone costs the database (token lookups, state version reads).
+    const control: Action[] = []
+    for (let sdk = 0; sdk < SDKS; sdk++) {
+      for (let at = Math.random() * POLL_MS; at < 2 * MINUTE_MS; at += POLL_MS) control.push({ sdk, kind: 'poll', at })
     }
-    const bigBefore = await newApplications('as the Node SDK sends them', true)
-    await newApplications('without variants', false)
+    control.sort((a, b) => a.at - b.at)
+    const controlFrom = await commits(ctx, database)
+    const controlSeconds = await drive(control)
+    await sleep(STATS_LAG_MS)
+    const controlRate = (await commits(ctx, database) - controlFrom - idleRate * (controlSeconds + STATS_LAG_MS / 1000)) / controlSeconds
+    results.push(
+      { scenario: 'control: the same SDKs only polling, as often, database transactions per second (less idle)', value: Math.round(controlRate * 10) / 10, unit: 'xact/s' },
+      { scenario: 'what usage reports add to it (the simulation less the control)', value: Math.round((transactions / seconds - controlRate) * 10) / 10, unit: 'xact/s' }
+    )
 
     // A graceful stop writes what is pending: 200 more reports, then SIGTERM at once; every
     // accepted count is stored.
@@ -304,7 +325,7 @@ export async function usageScenarios (ctx: Context): Promise<UsageResult[]> {
     const stored = await storedYes(ctx, `usage-${run}-`)
     const bigStored = await storedYes(ctx, `f${run}`)
     results.push(
-      { scenario: 'stored usage bytes per byte sent (the simulation: registrations, then reports updating the same rows)', value: Math.round((bigBefore - bytesBefore) / counts.sentBytes * 100) / 100, unit: '×' },
+      { scenario: 'stored usage bytes per byte sent (the simulation: registrations, then reports updating the same rows)', value: Math.round((bytesAfter - bytesBefore) / counts.sentBytes * 100) / 100, unit: '×' },
       { scenario: 'yes counts sent in accepted reports, less those stored after SIGTERM (0: nothing lost)', value: counts.sentYes + bigYes - stored - bigStored, unit: 'evaluations' }
     )
     return results
