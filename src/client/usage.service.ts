@@ -11,6 +11,7 @@ import {
   deleteUsage,
   isProduction,
   lockTokenUsage,
+  markEvaluated,
   MAX_VARIANT_NAMES,
   readTokenUsage,
   type SeenApplication,
@@ -303,12 +304,14 @@ export class UsageRecorder {
     if (this.#pending.size >= this.options.maxPending) this.flush()
   }
 
-  #book (token: string): Promise<Book> {
+  async #book (token: string): Promise<Book> {
     const known = this.#books.get(token)
     if (known) {
-      // Read again when old, unless the read is still under way (it has no readAt yet).
-      const fresh = known.then((book) => Date.now() - book.readAt < BOOK_TTL_MS)
-      return fresh.then((isFresh) => (isFresh ? known : this.#read(token)))
+      const book = await known
+      if (Date.now() - book.readAt < BOOK_TTL_MS) return book
+      // Old: read again, once (another request may have started the read meanwhile).
+      const current = this.#books.get(token)
+      if (current !== undefined && current !== known) return current
     }
     return this.#read(token)
   }
@@ -400,6 +403,16 @@ export class UsageRecorder {
         }
         const counts = [...batch.counts.values()].filter((c) => !refused.has(c.application))
         const added = counts.length === 0 ? [] : await addCounts(trx, counts.map(({ application, ...rest }) => ({ applicationId: id(application), ...rest })))
+        if (added.length > 0) {
+          // When each counted feature was last evaluated in its environment.
+          const latest = new Map<string, { feature: string; environment: string; at: Date }>()
+          for (const c of counts) {
+            const key = `${id(c.application)}\n${c.feature}`
+            const seen = latest.get(key)
+            if (!seen || seen.at < c.lastSeenAt) latest.set(key, { feature: c.feature, environment: c.environment, at: c.lastSeenAt })
+          }
+          await markEvaluated(trx, added.map((row) => latest.get(`${row.application_id}\n${row.feature_name}`)!))
+        }
         if (refused.size > 0) {
           this.options.onError(new Error(`${refused.size} applications and instances past CLIENT_MAX_APPLICATIONS or CLIENT_MAX_INSTANCES`), 'reports admitted by several instances at once passed a cap; what is past it is not stored')
         }

@@ -153,16 +153,16 @@ export async function addCounts (trx: Transaction<DB>, counts: readonly PendingC
     .innerJoin('feature_environments as fe', (join) =>
       join.onRef('fe.feature_name', '=', 'f.name').onRef('fe.environment_name', '=', 'r.environment')
     )
-    .select(['r.feature as feature_name', 'r.application_id', 'r.hour', 'r.yes', 'r.no', 'r.variants', 'r.last_seen_at'])
+    .select(['r.feature as feature_name', 'r.application_id', 'r.hour', 'r.yes', 'r.no', 'r.variants'])
     .where('f.archived_at', 'is', null)
     .where((eb) => eb.or([eb('r.projects', 'is', null), sql<boolean>`f.project_id = ANY (r.projects)`]))
-    .orderBy('r.feature').orderBy('r.application_id').orderBy('r.hour')
+    .orderBy('r.application_id').orderBy('r.hour').orderBy('r.feature')
   const counted = await trx
     .insertInto('usage_counts')
-    .columns(['feature_name', 'application_id', 'hour', 'yes', 'no', 'variants', 'last_seen_at'])
+    .columns(['feature_name', 'application_id', 'hour', 'yes', 'no', 'variants'])
     .expression(rows)
     .onConflict((oc) =>
-      oc.columns(['feature_name', 'application_id', 'hour']).doUpdateSet((eb) => ({
+      oc.columns(['application_id', 'hour', 'feature_name']).doUpdateSet((eb) => ({
         yes: sql`usage_counts.yes + ${eb.ref('excluded.yes')}`,
         no: sql`usage_counts.no + ${eb.ref('excluded.no')}`,
         variants: sql`CASE WHEN excluded.variants = '{}'::jsonb THEN usage_counts.variants ELSE (
@@ -175,12 +175,30 @@ export async function addCounts (trx: Transaction<DB>, counts: readonly PendingC
             GROUP BY name ORDER BY min(seen), name LIMIT ${MAX_VARIANT_NAMES}
           ) AS kept
         ) END`,
-        last_seen_at: sql`greatest(usage_counts.last_seen_at, excluded.last_seen_at)`,
       }))
     )
     .returning(['feature_name', 'application_id'])
     .execute()
   return counted
+}
+
+/** Marks features evaluated in environments (one row each), keeping the latest time. */
+export async function markEvaluated (trx: Transaction<DB>, evaluated: readonly { feature: string; environment: string; at: Date }[]) {
+  const rows = sql<{ feature_name: string; environment: string; last_seen_at: Date }>`(
+    SELECT feature AS feature_name, environment, max(at) AS last_seen_at
+    FROM json_to_recordset(${JSON.stringify(evaluated)}::json) AS r (feature text, environment text, at timestamptz)
+    GROUP BY feature, environment
+  )`
+  await trx
+    .insertInto('usage_evaluations')
+    .columns(['feature_name', 'environment', 'last_seen_at'])
+    .expression(trx.selectFrom(rows.as('r')).select(['r.feature_name', 'r.environment', 'r.last_seen_at']).orderBy('r.feature_name').orderBy('r.environment'))
+    .onConflict((oc) =>
+      oc.columns(['feature_name', 'environment']).doUpdateSet({
+        last_seen_at: sql`greatest(usage_evaluations.last_seen_at, excluded.last_seen_at)`,
+      })
+    )
+    .execute()
 }
 
 /** Whether the environment is of type production (usage there makes features live). */
@@ -196,6 +214,7 @@ export async function isProduction (db: Queryable, environment: string): Promise
  */
 export async function deleteUsage (db: Database, countsBefore: Date, instancesBefore: Date) {
   const counts = await db.deleteFrom('usage_counts').where('hour', '<', countsBefore).executeTakeFirst()
+  await db.deleteFrom('usage_evaluations').where('last_seen_at', '<', countsBefore).execute()
   const instances = await db.deleteFrom('usage_instances').where('last_seen_at', '<', instancesBefore).executeTakeFirst()
   const applications = await db.deleteFrom('usage_applications').where('last_seen_at', '<', countsBefore).executeTakeFirst()
   return {
