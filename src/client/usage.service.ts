@@ -60,7 +60,8 @@ const applicationKey = (token: TokenScope, appName: string): ApplicationKey => (
   projects: JSON.stringify(token.projects),
   appName,
 })
-const keyOf = (key: Omit<ApplicationKey, 'tokenName'>) => JSON.stringify([key.environment, key.projects, key.appName])
+/** An application's key in memory: its token is part of it, as in the stored key, so that tokens never share one. */
+const keyOf = (key: ApplicationKey) => JSON.stringify([key.tokenName, key.environment, key.projects, key.appName])
 const instanceKeyOf = (application: string, instanceId: string) => `${application}\n${instanceId}`
 
 /** The applications and instances of one token: those stored when read, and those admitted since. */
@@ -333,7 +334,7 @@ export class UsageRecorder {
       if (completed !== this.#completed) continue
       const book: Book = { readAt: Date.now(), applications: new Set(), instances: new Set() }
       for (const row of rows) {
-        const application = keyOf(row)
+        const application = keyOf({ tokenName: token, ...row })
         book.applications.add(application)
         if (row.instanceId !== null) book.instances.add(instanceKeyOf(application, row.instanceId))
       }
@@ -360,8 +361,8 @@ export class UsageRecorder {
       if (added.applications.size === 0 && added.instances.size === 0) continue
       await lockTokenUsage(trx, token)
       const rows = await readTokenUsage(trx, token)
-      const applications = new Set(rows.map(keyOf))
-      const instances = new Set(rows.flatMap((row) => (row.instanceId === null ? [] : [instanceKeyOf(keyOf(row), row.instanceId)])))
+      const applications = new Set(rows.map((row) => keyOf({ tokenName: token, ...row })))
+      const instances = new Set(rows.flatMap((row) => (row.instanceId === null ? [] : [instanceKeyOf(keyOf({ tokenName: token, ...row }), row.instanceId)])))
       for (const application of added.applications) {
         if (applications.has(application)) continue
         if (applications.size >= maxApplications) refused.add(application)

@@ -203,6 +203,25 @@ describe('registrations', () => {
   })
 })
 
+describe('two tokens of the same environment and projects', () => {
+  it('keep their applications, instances and counts apart, also when summed in one flush', async () => {
+    const one = await clientToken('development')
+    const two = await clientToken('development')
+    const feature = await createFeature(t.app)
+    expect((await register(one, 'same-name', 'i-1', { sdkVersion: 'one' })).statusCode).toBe(202)
+    expect((await register(two, 'same-name', 'i-1', { sdkVersion: 'two' })).statusCode).toBe(202)
+    expect((await metrics(one, { [feature]: { yes: 1, no: 0 } }, 'same-name')).statusCode).toBe(202)
+    expect((await metrics(two, { [feature]: { yes: 5, no: 0 } }, 'same-name')).statusCode).toBe(202)
+    await flush()
+    const instances = await t.database.db.selectFrom('usage_instances as i').innerJoin('usage_applications as a', 'a.id', 'i.application_id')
+      .select(['a.id', 'i.sdk_version']).where('a.app_name', '=', 'same-name').orderBy('i.sdk_version').execute()
+    expect(instances.map((i) => i.sdk_version)).toEqual(['one', 'two'])
+    expect(instances[0]!.id).not.toBe(instances[1]!.id)
+    const counts = await t.database.db.selectFrom('usage_counts').select(['application_id', 'yes']).where('feature_name', '=', feature).orderBy('yes').execute()
+    expect(counts).toEqual([{ application_id: instances[0]!.id, yes: '1' }, { application_id: instances[1]!.id, yes: '5' }])
+  })
+})
+
 describe('the lifecycle only moves forward', () => {
   it('concurrent reports from production and development never move a live feature back to pre-live', async () => {
     const production = await clientToken('production')
