@@ -161,7 +161,7 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   const origins = config.frontendAllowedOrigins
   await app.register(frontendRoutes, { usage, engines, origins, ratePerMinute: config.clientUsageRate })
   await app.register(ofrepRoutes, { engines, origins })
-  await app.register(addonRoutes, { db, config: config.webhooks, resolve })
+  await app.register(addonRoutes, { db, config: config.webhooks, resolve, changed: () => app.webhooks.webhooksChanged() })
   addMethodNotAllowed()
 
   // The admin UI: one more client of the API above, served from the same origin.

@@ -6,6 +6,7 @@ import { postOnce, type SendResult } from './send.js'
 import { signatures } from './signing.js'
 import { checkTarget, RefusedTarget, type Resolve } from './ssrf.js'
 import {
+  anyEnabledWebhook,
   claimDeliveries,
   type ClaimedDelivery,
   type Outcome,
@@ -21,6 +22,12 @@ const MAX_RETRY_DELAY_MS = 3_600_000
 /** Largest body a template may render; a larger one fails the delivery. */
 const MAX_BODY_BYTES = 1024 * 1024
 const PRUNE_EVERY_MS = 3_600_000
+/**
+ * How long whether any webhook is enabled is believed: while none is, a commit's wake claims
+ * nothing (no query per commit where nobody listens). A webhook enabled through this instance
+ * is seen at once (`webhooksChanged`), one enabled through another instance within this.
+ */
+const ENABLED_KNOWN_MS = 1000
 
 /**
  * The delay before attempt `n + 1` after `n` failed ones: base × 2^(n−1), at most an hour, with
@@ -59,6 +66,8 @@ export class Dispatcher {
   #claiming: Promise<number> | undefined
   /** Woken while a claim was under way: claim again when it ends. */
   #again = false
+  /** Whether any webhook is enabled, as last read, and until when that is believed. */
+  #enabled = { value: true, until: 0 }
   #running = false
 
   constructor (
@@ -105,12 +114,18 @@ export class Dispatcher {
    * claim under way. Cheap to call often.
    */
   wake (): void {
-    if (!this.#running) return
+    if (!this.#running || (!this.#enabled.value && this.#enabled.until > Date.now())) return
     if (this.#claiming) {
       this.#again = true
       return
     }
     this.claimDue().catch((err: unknown) => this.log.warn({ err }, 'claiming webhook deliveries failed; tried again at the next poll'))
+  }
+
+  /** A webhook was created, changed or a delivery requeued through this instance: look again now. */
+  webhooksChanged (): void {
+    this.#enabled.until = 0
+    this.wake()
   }
 
   /**
@@ -140,6 +155,9 @@ export class Dispatcher {
   async #claim (): Promise<number> {
     const free = MAX_IN_FLIGHT - this.#inFlight.size
     if (free <= 0 || this.#abort.signal.aborted) return 0
+    const now = Date.now()
+    if (this.#enabled.until <= now) this.#enabled = { value: await anyEnabledWebhook(this.db), until: now + ENABLED_KNOWN_MS }
+    if (!this.#enabled.value) return 0
     const busy = [...this.#perWebhook].filter(([, n]) => n >= MAX_IN_FLIGHT_PER_WEBHOOK).map(([id]) => id)
     const claimed = await claimDeliveries(this.db, {
       limit: free,

@@ -73,6 +73,12 @@ export async function insertWebhook (trx: Transaction<DB>, config: WebhookConfig
   return toWebhook(row)
 }
 
+/** Whether any webhook is enabled (when none is, there is nothing to claim). */
+export async function anyEnabledWebhook (db: Queryable): Promise<boolean> {
+  const row = await db.selectFrom('webhooks').select('id').where('enabled', '=', true).limit(1).executeTakeFirst()
+  return row !== undefined
+}
+
 export async function listWebhooks (db: Queryable) {
   const rows = await db.selectFrom('webhooks').select(columns).orderBy('id').execute()
   return rows.map(toWebhook)
