@@ -6,7 +6,7 @@
  *
  * Settings: BENCH_SECONDS (per scenario, default 10), BENCH_CONNECTIONS (the 50-feature
  * scenarios, default 20), BENCH_SIZES (the document-size series, default 2,100,400,1000),
- * BENCH_ONLY=series|features|client|frontend|cpu|large|webhooks|people|import (run one part), BENCH_FRONTEND_SIZES (the
+ * BENCH_ONLY=series|features|client|frontend|cpu|large|webhooks|people|import|streaming|usage (run one part), BENCH_FRONTEND_SIZES (the
  * frontend scenarios' flag counts, default 100,1000,5000). BENCH_UNLEASH=1: also start Unleash 8.2 on
  * the same PostgreSQL (test/helpers/unleash.ts) and drive it with the same series, side by side, its
  * server CPU time measured as ours; or UNLEASH_URL and UNLEASH_TOKEN (an admin token) name a running one.
@@ -29,6 +29,8 @@ import { startUnleash } from '../test/helpers/unleash.js'
 import { UNLEASH_VERSION } from '../test/helpers/unleash-install.js'
 import { floorWrite } from './floor-transaction.mjs'
 import { printStreaming, streamingScenarios } from './streaming.js'
+import { printUsage, usageScenarios } from './usage.js'
+import { printPace, webhookPaceScenarios } from './webhooks-pace.js'
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10)
 const WARM_UP_SECONDS = 4
@@ -916,6 +918,8 @@ async function main () {
     if (large.length > 0) print('One large write beside other traffic', large)
     const webhooks = part('webhooks') ? await webhookScenarios(target, pid) : []
     if (webhooks.length > 0) print(`Webhooks: writes with and without deliveries, ${FEATURES} features, ${CONNECTIONS} connections`, webhooks)
+    const webhookPace = part('webhooks') ? await webhookPaceScenarios(target) : []
+    if (webhookPace.length > 0) printPace(webhookPace)
     const people = part('people') ? await peopleScenarios(target, pid, unleash) : []
     if (people.length > 0) print('People: admin reads by API token, session and personal access token; refused logins', people)
     const imports = part('import') ? await importScenarios(target, pid) : []
@@ -929,12 +933,14 @@ async function main () {
     if (imports.length > 0) printOnce(`Import and export (features-batch), ${IMPORT_FEATURES} features`, imports)
     const streaming = part('streaming') ? await streamingScenarios({ ...target, pid }, databaseUrl) : []
     if (streaming.length > 0) printStreaming(streaming)
+    const usage = part('usage') ? await usageScenarios({ databaseUrl, serverUrl: postgres.url, secret: SECRET }) : []
+    if (usage.length > 0) printUsage(usage)
     const idleRss = Math.round(rssMb(pid))
     await stopServer(server.child)
     console.log(`start-up to ready on a migrated database: ${startupMs} ms; RSS after the run: ${idleRss} MB`)
 
     const file = `bench/results/${new Date().toISOString().replace(/[:.]/g, '-')}.json`
-    writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, startupMs, cpu, series, features, client, frontend, webhooks, people, imports }, null, 2))
+    writeFileSync(file, JSON.stringify({ date: new Date().toISOString(), seconds: SECONDS, startupMs, cpu, series, features, client, frontend, webhooks, webhookPace, people, imports, streaming, usage }, null, 2))
     console.log(`written to ${file}`)
   } finally {
     await unleash?.stop()

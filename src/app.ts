@@ -9,6 +9,7 @@ import { clientRoutes } from './client/client.routes.js'
 import { streamingRoutes } from './client/streaming.routes.js'
 import { Streams } from './client/streaming.service.js'
 import { usageRoutes } from './client/usage.routes.js'
+import { UsageRecorder } from './client/usage.service.js'
 import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
 import { ChangeFeed } from './events/change-feed.js'
@@ -55,6 +56,8 @@ declare module 'fastify' {
     draining: boolean
     /** Sends webhook deliveries; started when the app is ready, stopped when it closes. */
     webhooks: Dispatcher
+    /** SDK usage summed in memory; written every USAGE_FLUSH_MS and when the app closes. */
+    usage: UsageRecorder
     /**
      * Wakes its subscribers after every committed change on any instance (LISTEN/NOTIFY):
      * `app.changes.subscribe(() => …)`. Listening from onReady until the app closes.
@@ -145,7 +148,16 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   app.addHook('onClose', async () => changes.stop())
   const state = new ClientState(db, config.clientStateCacheMs)
   changes.subscribe(() => state.forget())
-  const usageLimits = { maxApplications: config.clientMaxApplications, maxInstances: config.clientMaxInstances }
+  const usage = new UsageRecorder(db, {
+    limits: { maxApplications: config.clientMaxApplications, maxInstances: config.clientMaxInstances },
+    flushMs: config.usageFlushMs,
+    maxPending: config.usageMaxPending,
+    onError: (err, message) => app.log.warn({ err }, message),
+  })
+  app.decorate('usage', usage)
+  app.addHook('onReady', async () => usage.start())
+  // After the server stopped taking requests: what in-flight reports added is written too.
+  app.addHook('onClose', async () => usage.stop())
   await app.register(clientRoutes, { db, state })
   const streams = new Streams(db, changes, config.streaming, app.log)
   app.decorate('streams', streams)
@@ -153,13 +165,13 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   // Before the server stops taking connections and waits for them: a stream never ends by itself.
   app.addHook('preClose', async () => streams.closeAll())
   await app.register(streamingRoutes, { db, streams, options: config.streaming })
-  await app.register(usageRoutes, { db, ratePerMinute: config.clientUsageRate, limits: usageLimits, retentionDays: config.usageRetentionDays })
+  await app.register(usageRoutes, { db, usage, ratePerMinute: config.clientUsageRate, retentionDays: config.usageRetentionDays })
   const engines = new Engines(db, state, config.frontendMaxEngines)
   app.addHook('onClose', async () => engines.destroy())
   const origins = config.frontendAllowedOrigins
-  await app.register(frontendRoutes, { db, engines, origins, ratePerMinute: config.clientUsageRate, limits: usageLimits })
+  await app.register(frontendRoutes, { usage, engines, origins, ratePerMinute: config.clientUsageRate })
   await app.register(ofrepRoutes, { engines, origins })
-  await app.register(addonRoutes, { db, config: config.webhooks, resolve })
+  await app.register(addonRoutes, { db, config: config.webhooks, resolve, changed: () => app.webhooks.webhooksChanged() })
   addMethodNotAllowed()
 
   // The admin UI: one more client of the API above, served from the same origin.
@@ -169,6 +181,8 @@ export async function buildApp (config: Config, { database, resolve = systemReso
 
   // Every instance delivers webhooks: what is due, from any instance's changes.
   app.decorate('webhooks', new Dispatcher(db, config.webhooks, app.log, resolve))
+  // A committed change (its deliveries commit with it) is claimed at once, not at the next poll.
+  changes.subscribe(() => app.webhooks.wake())
   app.addHook('onReady', async () => app.webhooks.start())
   app.addHook('onClose', async () => app.webhooks.stop())
   // Ended sessions and old login counts are removed in the background; the stand-in password

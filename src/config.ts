@@ -108,6 +108,18 @@ export const EnvSchema = Type.Object({
   CLIENT_MAX_APPLICATIONS: Positive(50, 'Applications (app names) one client token may report; a new one past it is 400'),
   CLIENT_MAX_INSTANCES: Positive(1000, 'SDK instances one client token may have registered at once (each is forgotten 48 hours after it was last seen); a new one past it is 400'),
   USAGE_RETENTION_DAYS: Type.Integer({ minimum: 1, maximum: 3650, default: 30, description: 'How long hourly usage counts (and applications not seen since) are kept' }),
+  USAGE_FLUSH_MS: Type.Integer({
+    minimum: 10,
+    maximum: 60_000,
+    default: 5000,
+    description: 'How often SDK usage (registrations and metrics), summed in memory, is written in one transaction; a crash loses at most this much of it',
+  }),
+  USAGE_MAX_PENDING: Type.Integer({
+    minimum: 1000,
+    maximum: 1_000_000,
+    default: 100_000,
+    description: 'Usage rows (counts per feature, application and hour; instances; applications) held in memory before a flush is started early; reports wait while it is full',
+  }),
   FRONTEND_ALLOWED_ORIGINS: Type.String({
     minLength: 1,
     maxLength: 10_000,
@@ -129,7 +141,7 @@ export const EnvSchema = Type.Object({
     minimum: 10,
     maximum: 60_000,
     default: 1000,
-    description: 'How often each instance looks for webhook deliveries that are due',
+    description: 'How often each instance also looks for webhook deliveries that are due (retries coming due, a missed notification); new changes and freed slots are claimed at once',
   }),
   WEBHOOK_LEASE_MS: Type.Integer({
     minimum: 1000,
@@ -261,6 +273,8 @@ function toConfig (env: Env) {
     clientMaxApplications: env.CLIENT_MAX_APPLICATIONS,
     clientMaxInstances: env.CLIENT_MAX_INSTANCES,
     usageRetentionDays: env.USAGE_RETENTION_DAYS,
+    usageFlushMs: env.USAGE_FLUSH_MS,
+    usageMaxPending: env.USAGE_MAX_PENDING,
     shutdownDelayMs: env.SHUTDOWN_DELAY_MS,
     initialAdmin: initialAdminOf(env),
     sessions: { idleMs: env.SESSION_IDLE_TIMEOUT_MS, maxAgeMs: env.SESSION_MAX_AGE_MS },

@@ -66,6 +66,8 @@ declare module 'fastify' {
  */
 export class TokenCache {
   readonly #entries = new Map<string, { token: ApiToken; expires: number }>()
+  /** Lookups under way: requests with the same secret meanwhile wait for the same one. */
+  readonly #reading = new Map<string, Promise<ApiToken | undefined>>()
 
   constructor (
     private readonly db: Database,
@@ -82,6 +84,14 @@ export class TokenCache {
     const hit = this.cached(secret)
     if (hit) return hit
     const key = hashSecret(secret)
+    const reading = this.#reading.get(key)
+    if (reading) return reading
+    const read = this.#read(key, secret).finally(() => this.#reading.delete(key))
+    this.#reading.set(key, read)
+    return read
+  }
+
+  async #read (key: string, secret: string): Promise<ApiToken | undefined> {
     const now = Date.now()
     const token = await findTokenBySecret(this.db, secret)
     if (token && this.ttlMs > 0) {

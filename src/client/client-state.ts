@@ -15,6 +15,8 @@ export class ClientState {
   #version = { value: '', expires: 0 }
   /** Moves on every forget(), so that a read that began before a commit is not kept after it. */
   #generation = 0
+  /** The read under way: polls arriving meanwhile share it (one read per expiry, not one per poll). */
+  #reading: Promise<string> | undefined
   readonly #answers = new Map<string, string>()
 
   constructor (
@@ -25,16 +27,23 @@ export class ClientState {
   async version (): Promise<string> {
     const now = Date.now()
     if (this.#version.expires > now) return this.#version.value
+    if (this.#reading) return this.#reading
     const generation = this.#generation
-    const value = await committedVersion(this.db)
-    if (this.cacheMs > 0 && generation === this.#generation) this.#version = { value, expires: now + this.cacheMs }
-    return value
+    const reading: Promise<string> = committedVersion(this.db).then((value) => {
+      if (this.cacheMs > 0 && generation === this.#generation) this.#version = { value, expires: now + this.cacheMs }
+      return value
+    }).finally(() => {
+      if (this.#reading === reading) this.#reading = undefined
+    })
+    this.#reading = reading
+    return reading
   }
 
-  /** Something committed: the next read asks the database again. */
+  /** Something committed: the next read asks the database again (not joining one begun before). */
   forget (): void {
     this.#generation++
     this.#version = { value: '', expires: 0 }
+    this.#reading = undefined
   }
 
   /** The answer kept for `etag`, or the one `build` makes (then kept). */

@@ -4,18 +4,18 @@ import { errorStatuses } from '../http/openapi.js'
 import { EmptyReply } from '../http/schemas.js'
 import { ClientMetrics, ClientRegistration } from './usage.schemas.js'
 import { UsageRate } from './usage-rate.js'
-import { pruneUsage, recordMetrics, registerInstance, type UsageLimits } from './usage.service.js'
+import { pruneUsage, type UsageRecorder } from './usage.service.js'
 
 interface Options {
   db: Database
+  usage: UsageRecorder
   ratePerMinute: number
-  limits: UsageLimits
   retentionDays: number
 }
 
 const PRUNE_EVERY_MS = 3_600_000
 
-export const usageRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { db, ratePerMinute, limits, retentionDays }) => {
+export const usageRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { db, usage, ratePerMinute, retentionDays }) => {
   const rate = new UsageRate(ratePerMinute)
 
   // Usage past its retention is deleted every hour by every instance (deleting what another
@@ -42,7 +42,7 @@ export const usageRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { db,
         tags: ['Client API'],
         operationId: 'registerClientApplication',
         summary: 'An SDK instance announces itself',
-        description: 'Unleash\'s registration body, validated strictly (unknown members are refused). An instance is recorded for its application (the app name reported with this token, its environment and projects): registrations through other tokens never replace it. Usage data, not a change: no event. A token may report CLIENT_MAX_APPLICATIONS applications and have CLIENT_MAX_INSTANCES instances (forgotten 48 hours after they were last seen); a new one past either is 400. At most CLIENT_USAGE_RATE usage reports (registrations and metrics) per token per minute; more are 429.',
+        description: 'Unleash\'s registration body, validated strictly (unknown members are refused). An instance is recorded for its application (the app name reported with this token, its environment and projects): registrations through other tokens never replace it. Usage data, not a change: no event; summed in memory and written every USAGE_FLUSH_MS. A token may report CLIENT_MAX_APPLICATIONS applications and have CLIENT_MAX_INSTANCES instances (forgotten 48 hours after they were last seen); a new one past either is 400. At most CLIENT_USAGE_RATE usage reports (registrations and metrics) per token per minute; more are 429.',
         body: ClientRegistration,
         errors: errorStatuses(400, 403, 413, 415),
         response: { 202: EmptyReply },
@@ -50,7 +50,7 @@ export const usageRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { db,
     },
     async (request, reply) => {
       rate.take(request.token.name)
-      await registerInstance(db, request.token, request.body, limits)
+      await usage.register(request.token, request.body)
       return reply.code(202).send()
     }
   )
@@ -64,7 +64,7 @@ export const usageRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { db,
         operationId: 'registerClientMetrics',
         summary: 'An SDK reports how often it evaluated each feature',
         description:
-          "Unleash's metrics body, validated strictly. Counts are added to the server's current hour per feature and application (the app name with this token), with per-variant counts (at most 100 variant names per feature, application and hour); features that do not exist, are archived or are outside the token's projects are ignored. Hourly counts are kept USAGE_RETENTION_DAYS. The first evaluation moves a feature to the lifecycle stage pre-live (a non-production environment) or live (an environment of type production) at once, with the event feature-lifecycle-stage-entered; the counts themselves are usage data and record no event. A new application past CLIENT_MAX_APPLICATIONS is 400. At most CLIENT_USAGE_RATE usage reports per token per minute; more are 429.",
+          "Unleash's metrics body, validated strictly. Counts are summed in memory and written every USAGE_FLUSH_MS, added to the server's current hour per feature and application (the app name with this token), with per-variant counts (at most 100 variant names per feature, application and hour); features that do not exist, are archived or are outside the token's projects are ignored. Hourly counts are kept USAGE_RETENTION_DAYS. The first evaluation moves a feature to the lifecycle stage pre-live (a non-production environment) or live (an environment of type production) when its counts are written, with the event feature-lifecycle-stage-entered; the counts themselves are usage data and record no event. A new application past CLIENT_MAX_APPLICATIONS is 400. At most CLIENT_USAGE_RATE usage reports per token per minute; more are 429.",
         body: ClientMetrics,
         errors: errorStatuses(400, 403, 413, 415),
         response: { 202: EmptyReply },
@@ -72,7 +72,7 @@ export const usageRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { db,
     },
     async (request, reply) => {
       rate.take(request.token.name)
-      await recordMetrics(db, request.token, request.body, limits)
+      await usage.count(request.token, request.body)
       return reply.code(202).send()
     }
   )

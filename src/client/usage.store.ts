@@ -13,155 +13,159 @@ export interface ApplicationKey {
 /** Most variant names kept per feature, application and hour (the first ones reported). */
 export const MAX_VARIANT_NAMES = 100
 
-const byKey = (key: ApplicationKey) => ({
-  token_name: key.tokenName,
-  environment: key.environment,
-  projects: key.projects,
-  app_name: key.appName,
-})
-
-/** The application's id after marking it seen, or undefined when it is not known yet. */
-export async function touchApplication (db: Queryable, key: ApplicationKey, now: Date): Promise<number | undefined> {
-  const row = await db
-    .updateTable('usage_applications')
-    .set({ last_seen_at: now })
-    .where('token_name', '=', key.tokenName)
-    .where('environment', '=', key.environment)
-    .where('projects', '=', key.projects)
-    .where('app_name', '=', key.appName)
-    .returning('id')
-    .executeTakeFirst()
-  return row?.id
+/**
+ * What is stored for one token: its applications and their instances (an application without
+ * instances has `instanceId` null). One statement; at most CLIENT_MAX_APPLICATIONS +
+ * CLIENT_MAX_INSTANCES rows, give or take what other instances of the service added together.
+ */
+export async function readTokenUsage (db: Queryable, tokenName: string) {
+  return db
+    .selectFrom('usage_applications as a')
+    .leftJoin('usage_instances as i', 'i.application_id', 'a.id')
+    .select(['a.environment', 'a.projects', 'a.app_name as appName', 'i.instance_id as instanceId'])
+    .where('a.token_name', '=', tokenName)
+    .execute()
 }
 
 /**
- * Locks the token's row until the transaction ends, so that the applications and instances
- * counted against its caps cannot be added concurrently by another report of the same token.
+ * Locks the token's row until the transaction ends, so that what is counted against its caps
+ * cannot be added concurrently by another instance's flush.
  */
 export async function lockTokenUsage (trx: Transaction<DB>, tokenName: string) {
   await trx.selectFrom('api_tokens').select('name').where('name', '=', tokenName).forNoKeyUpdate().execute()
 }
 
-export async function countApplications (trx: Transaction<DB>, tokenName: string): Promise<number> {
-  const row = await trx
-    .selectFrom('usage_applications')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
-    .where('token_name', '=', tokenName)
-    .executeTakeFirstOrThrow()
-  return Number(row.n)
-}
-
-export async function insertApplication (trx: Transaction<DB>, key: ApplicationKey, now: Date): Promise<number> {
-  const row = await trx
-    .insertInto('usage_applications')
-    .values({ ...byKey(key), last_seen_at: now })
-    .onConflict((oc) => oc.columns(['token_name', 'environment', 'projects', 'app_name']).doUpdateSet({ last_seen_at: now }))
-    .returning('id')
-    .executeTakeFirstOrThrow()
-  return row.id
-}
-
-export interface InstanceFacts {
-  instanceId: string
-  sdkVersion: string | null
-  strategies: string
-  intervalMs: number
-  startedAt: Date
-}
-
-const instanceValues = (facts: InstanceFacts, now: Date) => ({
-  sdk_version: facts.sdkVersion,
-  strategies: facts.strategies,
-  interval_ms: facts.intervalMs,
-  started_at: facts.startedAt,
-  last_seen_at: now,
-})
-
-/** Refreshes a known instance; false when the application has no such instance yet. */
-export async function updateInstance (db: Queryable, applicationId: number, facts: InstanceFacts, now: Date): Promise<boolean> {
-  const row = await db
-    .updateTable('usage_instances')
-    .set(instanceValues(facts, now))
-    .where('application_id', '=', applicationId)
-    .where('instance_id', '=', facts.instanceId)
-    .returning('instance_id')
-    .executeTakeFirst()
-  return row !== undefined
-}
-
-export async function countInstances (trx: Transaction<DB>, tokenName: string): Promise<number> {
-  const row = await trx
-    .selectFrom('usage_instances as i')
-    .innerJoin('usage_applications as a', 'a.id', 'i.application_id')
-    .select((eb) => eb.fn.countAll<string>().as('n'))
-    .where('a.token_name', '=', tokenName)
-    .executeTakeFirstOrThrow()
-  return Number(row.n)
-}
-
-export async function insertInstance (trx: Transaction<DB>, applicationId: number, facts: InstanceFacts, now: Date) {
-  const values = instanceValues(facts, now)
-  await trx
-    .insertInto('usage_instances')
-    .values({ application_id: applicationId, instance_id: facts.instanceId, ...values })
-    .onConflict((oc) => oc.columns(['application_id', 'instance_id']).doUpdateSet(values))
-    .execute()
-}
-
-/** One feature's counts in a report: what the SDK sent, variant counts as JSON text. */
-export interface ReportedCounts {
-  feature: string
-  yes: number
-  no: number
-  /** `{name: count}` */
-  variants: Record<string, number>
+/** An application seen since the last flush, with when it was last seen. */
+export interface SeenApplication extends ApplicationKey {
+  lastSeenAt: Date
 }
 
 /**
- * Adds a report's counts to the application's bucket of `hour`, for the features that exist,
- * are not archived, have a feature-environment in `environment` and are in `projects` (all
- * when undefined); others are ignored. One statement whatever the report's size (the report is
- * one JSON parameter), rows in feature order so that concurrent reports lock them in the same
- * order. Variant counts are merged by name, keeping at most MAX_VARIANT_NAMES names per row.
- * Returns the features counted.
+ * Inserts the applications not stored yet and marks the others seen, in one statement (rows in
+ * key order, so that two instances flushing at once lock them in the same order). Returns every
+ * application's id.
  */
-export async function addCounts (
-  db: Database,
-  target: { applicationId: number; environment: string; projects: readonly string[] | undefined },
-  hour: Date,
-  now: Date,
-  counts: readonly ReportedCounts[]
-): Promise<string[]> {
-  const reported = sql<{ feature: string; yes: string; no: string; variants: Record<string, number> }>`(
-    SELECT * FROM json_to_recordset(${JSON.stringify(counts)}::json) AS r (feature text, yes bigint, no bigint, variants jsonb)
+export async function upsertApplications (trx: Transaction<DB>, seen: readonly SeenApplication[]) {
+  const rows = sql<{ token_name: string; environment: string; projects: string; app_name: string; last_seen_at: Date }>`(
+    SELECT * FROM json_to_recordset(${JSON.stringify(seen)}::json)
+      AS r ("tokenName" text, environment text, projects text, "appName" text, "lastSeenAt" timestamptz)
   )`
-  let rows = db
+  return trx
+    .insertInto('usage_applications')
+    .columns(['token_name', 'environment', 'projects', 'app_name', 'last_seen_at'])
+    .expression(
+      trx
+        .selectFrom(rows.as('r'))
+        .select(sql<string>`"tokenName"`.as('token_name'))
+        .select(['r.environment', 'r.projects'])
+        .select([sql<string>`"appName"`.as('app_name'), sql<Date>`"lastSeenAt"`.as('last_seen_at')])
+        .orderBy(sql`"tokenName", environment, projects, "appName"`)
+    )
+    .onConflict((oc) =>
+      oc.columns(['token_name', 'environment', 'projects', 'app_name']).doUpdateSet({
+        last_seen_at: sql`greatest(usage_applications.last_seen_at, excluded.last_seen_at)`,
+      })
+    )
+    .returning(['id', 'token_name as tokenName', 'environment', 'projects', 'app_name as appName'])
+    .execute()
+}
+
+/** An SDK instance as its latest registration describes it. */
+export interface SeenInstance {
+  applicationId: number
+  instanceId: string
+  sdkVersion: string | null
+  /** JSON text */
+  strategies: string
+  intervalMs: number
+  startedAt: Date
+  lastSeenAt: Date
+}
+
+/** Inserts or refreshes instances, one statement, in key order. */
+export async function upsertInstances (trx: Transaction<DB>, seen: readonly SeenInstance[]) {
+  const rows = sql<{ application_id: number }>`(
+    SELECT * FROM json_to_recordset(${JSON.stringify(seen)}::json)
+      AS r ("applicationId" integer, "instanceId" text, "sdkVersion" text, strategies json, "intervalMs" integer, "startedAt" timestamptz, "lastSeenAt" timestamptz)
+  )`
+  await trx
+    .insertInto('usage_instances')
+    .columns(['application_id', 'instance_id', 'sdk_version', 'strategies', 'interval_ms', 'started_at', 'last_seen_at'])
+    .expression(
+      trx
+        .selectFrom(rows.as('r'))
+        .select(sql<number>`"applicationId"`.as('application_id'))
+        .select([
+          sql<string>`"instanceId"`.as('instance_id'),
+          sql<string | null>`"sdkVersion"`.as('sdk_version'),
+          sql<string>`strategies`.as('strategies'),
+          sql<number>`"intervalMs"`.as('interval_ms'),
+          sql<Date>`"startedAt"`.as('started_at'),
+          sql<Date>`"lastSeenAt"`.as('last_seen_at'),
+        ])
+        .orderBy(sql`"applicationId", "instanceId"`)
+    )
+    .onConflict((oc) =>
+      oc.columns(['application_id', 'instance_id']).doUpdateSet((eb) => ({
+        sdk_version: eb.ref('excluded.sdk_version'),
+        strategies: eb.ref('excluded.strategies'),
+        interval_ms: eb.ref('excluded.interval_ms'),
+        started_at: eb.ref('excluded.started_at'),
+        last_seen_at: sql`greatest(usage_instances.last_seen_at, excluded.last_seen_at)`,
+      }))
+    )
+    .execute()
+}
+
+/** Counts of one feature, application and hour, summed from the reports since the last flush. */
+export interface PendingCounts {
+  applicationId: number
+  hour: Date
+  feature: string
+  yes: number
+  no: number
+  /** `{name: count}`, at most MAX_VARIANT_NAMES names */
+  variants: Record<string, number>
+  lastSeenAt: Date
+  /** The features of the token's environment and projects are counted (all projects when undefined). */
+  environment: string
+  projects: readonly string[] | null
+}
+
+/**
+ * Adds counts to their buckets, for the features that exist, are not archived, have a
+ * feature-environment in the count's environment and are in its projects; others are ignored.
+ * One statement whatever the size (the counts are one JSON parameter), rows in key order so
+ * that concurrent flushes lock them in the same order. Variant counts are merged by name,
+ * keeping at most MAX_VARIANT_NAMES names per row (those stored first, then new ones by name).
+ * Returns the rows counted.
+ */
+export async function addCounts (trx: Transaction<DB>, counts: readonly PendingCounts[]) {
+  const reported = sql<{ feature: string; application_id: number; hour: Date; yes: string; no: string; variants: Record<string, number>; last_seen_at: Date; environment: string; projects: string[] | null }>`(
+    SELECT feature, "applicationId" AS application_id, hour, yes, no, variants, "lastSeenAt" AS last_seen_at, environment,
+      (SELECT array_agg(p) FROM jsonb_array_elements_text(projects) AS p) AS projects
+    FROM json_to_recordset(${JSON.stringify(counts)}::json)
+      AS r (feature text, "applicationId" integer, hour timestamptz, yes bigint, no bigint, variants jsonb, "lastSeenAt" timestamptz, environment text, projects jsonb)
+  )`
+  const rows = trx
     .selectFrom(reported.as('r'))
     .innerJoin('features as f', 'f.name', 'r.feature')
     .innerJoin('feature_environments as fe', (join) =>
-      join.onRef('fe.feature_name', '=', 'f.name').on('fe.environment_name', '=', target.environment)
+      join.onRef('fe.feature_name', '=', 'f.name').onRef('fe.environment_name', '=', 'r.environment')
     )
-    .select((eb) => [
-      'r.feature as feature_name',
-      eb.val(target.applicationId).as('application_id'),
-      eb.val(hour).as('hour'),
-      'r.yes',
-      'r.no',
-      'r.variants',
-      eb.val(now).as('last_seen_at'),
-    ])
+    .select(['r.feature as feature_name', 'r.application_id', 'r.hour', 'r.yes', 'r.no', 'r.variants'])
     .where('f.archived_at', 'is', null)
-    .orderBy('r.feature')
-  if (target.projects !== undefined) rows = rows.where('f.project_id', 'in', target.projects)
-  const counted = await db
+    .where((eb) => eb.or([eb('r.projects', 'is', null), sql<boolean>`f.project_id = ANY (r.projects)`]))
+    .orderBy('r.application_id').orderBy('r.hour').orderBy('r.feature')
+  const counted = await trx
     .insertInto('usage_counts')
-    .columns(['feature_name', 'application_id', 'hour', 'yes', 'no', 'variants', 'last_seen_at'])
+    .columns(['feature_name', 'application_id', 'hour', 'yes', 'no', 'variants'])
     .expression(rows)
     .onConflict((oc) =>
-      oc.columns(['feature_name', 'application_id', 'hour']).doUpdateSet((eb) => ({
+      oc.columns(['application_id', 'hour', 'feature_name']).doUpdateSet((eb) => ({
         yes: sql`usage_counts.yes + ${eb.ref('excluded.yes')}`,
         no: sql`usage_counts.no + ${eb.ref('excluded.no')}`,
-        variants: sql`(
+        variants: sql`CASE WHEN excluded.variants = '{}'::jsonb THEN usage_counts.variants ELSE (
           SELECT coalesce(jsonb_object_agg(name, total), '{}'::jsonb) FROM (
             SELECT name, sum(count) AS total FROM (
               SELECT key AS name, value::bigint AS count, 0 AS seen FROM jsonb_each_text(usage_counts.variants)
@@ -170,13 +174,31 @@ export async function addCounts (
             ) AS each_count
             GROUP BY name ORDER BY min(seen), name LIMIT ${MAX_VARIANT_NAMES}
           ) AS kept
-        )`,
-        last_seen_at: eb.ref('excluded.last_seen_at'),
+        ) END`,
       }))
     )
-    .returning('feature_name')
+    .returning(['feature_name', 'application_id'])
     .execute()
-  return counted.map((r) => r.feature_name)
+  return counted
+}
+
+/** Marks features evaluated in environments (one row each), keeping the latest time. */
+export async function markEvaluated (trx: Transaction<DB>, evaluated: readonly { feature: string; environment: string; at: Date }[]) {
+  const rows = sql<{ feature_name: string; environment: string; last_seen_at: Date }>`(
+    SELECT feature AS feature_name, environment, max(at) AS last_seen_at
+    FROM json_to_recordset(${JSON.stringify(evaluated)}::json) AS r (feature text, environment text, at timestamptz)
+    GROUP BY feature, environment
+  )`
+  await trx
+    .insertInto('usage_evaluations')
+    .columns(['feature_name', 'environment', 'last_seen_at'])
+    .expression(trx.selectFrom(rows.as('r')).select(['r.feature_name', 'r.environment', 'r.last_seen_at']).orderBy('r.feature_name').orderBy('r.environment'))
+    .onConflict((oc) =>
+      oc.columns(['feature_name', 'environment']).doUpdateSet({
+        last_seen_at: sql`greatest(usage_evaluations.last_seen_at, excluded.last_seen_at)`,
+      })
+    )
+    .execute()
 }
 
 /** Whether the environment is of type production (usage there makes features live). */
@@ -192,6 +214,7 @@ export async function isProduction (db: Queryable, environment: string): Promise
  */
 export async function deleteUsage (db: Database, countsBefore: Date, instancesBefore: Date) {
   const counts = await db.deleteFrom('usage_counts').where('hour', '<', countsBefore).executeTakeFirst()
+  await db.deleteFrom('usage_evaluations').where('last_seen_at', '<', countsBefore).execute()
   const instances = await db.deleteFrom('usage_instances').where('last_seen_at', '<', instancesBefore).executeTakeFirst()
   const applications = await db.deleteFrom('usage_applications').where('last_seen_at', '<', countsBefore).executeTakeFirst()
   return {

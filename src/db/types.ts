@@ -116,6 +116,12 @@ export interface UsageCountsTable {
   no: Counter
   /** JSONB `{variant: count}`. */
   variants: ColumnType<Record<string, number>, string, string>
+}
+
+/** When a feature was last evaluated in an environment (by any application). */
+export interface UsageEvaluationsTable {
+  feature_name: string
+  environment: string
   last_seen_at: Date
 }
 
@@ -323,6 +329,7 @@ export interface DB {
   usage_applications: UsageApplicationsTable
   usage_instances: UsageInstancesTable
   usage_counts: UsageCountsTable
+  usage_evaluations: UsageEvaluationsTable
   projects: ProjectsTable
   environments: EnvironmentsTable
   project_environments: ProjectEnvironmentsTable

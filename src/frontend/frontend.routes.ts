@@ -3,8 +3,7 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyReply } from 'fastify'
 import { UsageRate } from '../client/usage-rate.js'
 import { ClientMetrics } from '../client/usage.schemas.js'
-import { recordMetrics, type UsageLimits } from '../client/usage.service.js'
-import type { Database } from '../db/types.js'
+import type { UsageRecorder } from '../client/usage.service.js'
 import { cors } from '../http/cors.js'
 import { replyConditionally } from '../http/conditional.js'
 import { errorStatuses } from '../http/openapi.js'
@@ -14,11 +13,10 @@ import { FrontendBody, FrontendQuery, FrontendRegistration, FrontendToggles } fr
 import { type Answer, type Engines, frontendToggles } from './frontend.service.js'
 
 interface Options {
-  db: Database
+  usage: UsageRecorder
   engines: Engines
   origins: readonly string[]
   ratePerMinute: number
-  limits: UsageLimits
 }
 
 const TOGGLES_DESCRIPTION =
@@ -35,7 +33,7 @@ const togglesResponse = {
   200: { ...FrontendToggles, headers: { etag: responseHeader('A hash of this answer', true) } },
 }
 
-export const frontendRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { db, engines, origins, ratePerMinute, limits }) => {
+export const frontendRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { usage, engines, origins, ratePerMinute }) => {
   const { preflight } = cors(app, origins)
   const rate = new UsageRate(ratePerMinute)
 
@@ -92,7 +90,7 @@ export const frontendRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
         operationId: 'registerFrontendClientMetrics',
         summary: 'A browser SDK reports how often it evaluated each feature',
         description:
-          "As Unleash: 200. The client API's metrics body and rules: counts in hourly buckets of the token's environment, features outside its projects ignored, the first evaluation moves the lifecycle (pre-live, live). At most CLIENT_USAGE_RATE reports per token per minute (429); CLIENT_MAX_APPLICATIONS applications per token.",
+          "As Unleash: 200. The client API's metrics body and rules: counts in hourly buckets of the token's environment, features outside its projects ignored, the first evaluation moves the lifecycle (pre-live, live) when the counts are written (every USAGE_FLUSH_MS). At most CLIENT_USAGE_RATE reports per token per minute (429); CLIENT_MAX_APPLICATIONS applications per token.",
         body: ClientMetrics,
         errors: errorStatuses(400, 403, 413, 415),
         response: { 200: EmptyReply },
@@ -100,7 +98,7 @@ export const frontendRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
     },
     async (request, reply) => {
       rate.take(request.token.name)
-      await recordMetrics(db, request.token, request.body, limits)
+      await usage.count(request.token, request.body)
       return reply.code(200).send()
     }
   )

@@ -94,15 +94,13 @@ export async function currentStage (db: Queryable, feature: string) {
  */
 export async function lastEvaluated (db: Queryable, feature: string, environments: readonly string[] | undefined) {
   let query = db
-    .selectFrom('usage_counts as c')
-    .innerJoin('usage_applications as a', 'a.id', 'c.application_id')
-    .select(['a.environment', (eb) => eb.fn.max('c.last_seen_at').as('at')])
-    .where('c.feature_name', '=', feature)
-    .groupBy('a.environment')
-    .orderBy('at', 'desc')
-  if (environments !== undefined) query = query.where('a.environment', 'in', environments)
+    .selectFrom('usage_evaluations')
+    .select(['environment', 'last_seen_at'])
+    .where('feature_name', '=', feature)
+    .orderBy('last_seen_at', 'desc')
+  if (environments !== undefined) query = query.where('environment', 'in', environments)
   const rows = await query.execute()
-  return rows.map((r) => ({ environment: r.environment, lastEvaluatedAt: new Date(r.at) }))
+  return rows.map((r) => ({ environment: r.environment, lastEvaluatedAt: new Date(r.last_seen_at) }))
 }
 
 /** The current stage of every feature of a project that is not archived, by feature name. */

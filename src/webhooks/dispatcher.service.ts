@@ -6,6 +6,7 @@ import { postOnce, type SendResult } from './send.js'
 import { signatures } from './signing.js'
 import { checkTarget, RefusedTarget, type Resolve } from './ssrf.js'
 import {
+  anyEnabledWebhook,
   claimDeliveries,
   type ClaimedDelivery,
   type Outcome,
@@ -21,6 +22,12 @@ const MAX_RETRY_DELAY_MS = 3_600_000
 /** Largest body a template may render; a larger one fails the delivery. */
 const MAX_BODY_BYTES = 1024 * 1024
 const PRUNE_EVERY_MS = 3_600_000
+/**
+ * How long whether any webhook is enabled is believed: while none is, a commit's wake claims
+ * nothing (no query per commit where nobody listens). A webhook enabled through this instance
+ * is seen at once (`webhooksChanged`), one enabled through another instance within this.
+ */
+const ENABLED_KNOWN_MS = 1000
 
 /**
  * The delay before attempt `n + 1` after `n` failed ones: base × 2^(n−1), at most an hour, with
@@ -40,11 +47,15 @@ export function outcomeOf (result: SendResult, attemptInSeries: number, config: 
 }
 
 /**
- * Sends webhook deliveries; one runs in every instance. Every WEBHOOK_POLL_MS it claims due
- * deliveries for the slots it has free (MAX_IN_FLIGHT, MAX_IN_FLIGHT_PER_WEBHOOK per webhook),
- * each under a lease of WEBHOOK_LEASE_MS, sends them concurrently, and records each attempt.
- * No database connection or transaction is held while a receiver answers, and a receiver that
- * hangs holds at most its own slots for WEBHOOK_TIMEOUT_MS: requests and other webhooks go on.
+ * Sends webhook deliveries; one runs in every instance. It claims due deliveries for the slots
+ * it has free (MAX_IN_FLIGHT, of them MAX_IN_FLIGHT_PER_WEBHOOK per webhook), each under a lease
+ * of WEBHOOK_LEASE_MS, sends them concurrently, and records each attempt. It claims when woken
+ * (`wake()`: a change committed on any instance, or one of its sends finished and freed a slot)
+ * and every WEBHOOK_POLL_MS (retries coming due, a missed wake). Claims are coalesced: one at a
+ * time, and one more right after it when woken meanwhile. Each webhook's due deliveries are
+ * claimed oldest first (due time, then event order). No database connection or transaction is
+ * held while a receiver answers, and a receiver that hangs holds at most its own slots for
+ * WEBHOOK_TIMEOUT_MS: requests and other webhooks go on.
  */
 export class Dispatcher {
   readonly #inFlight = new Map<string, Promise<void>>()
@@ -53,6 +64,10 @@ export class Dispatcher {
   #timer: NodeJS.Timeout | undefined
   #pruner: NodeJS.Timeout | undefined
   #claiming: Promise<number> | undefined
+  /** Woken while a claim was under way: claim again when it ends. */
+  #again = false
+  /** Whether any webhook is enabled, as last read, and until when that is believed. */
+  #enabled = { value: true, until: 0 }
   #running = false
 
   constructor (
@@ -95,11 +110,36 @@ export class Dispatcher {
   }
 
   /**
+   * Something may be due (a change committed, a slot freed): claim now, or right after the
+   * claim under way. Cheap to call often.
+   */
+  wake (): void {
+    if (!this.#running || (!this.#enabled.value && this.#enabled.until > Date.now())) return
+    if (this.#claiming) {
+      this.#again = true
+      return
+    }
+    this.claimDue().catch((err: unknown) => this.log.warn({ err }, 'claiming webhook deliveries failed; tried again at the next poll'))
+  }
+
+  /** A webhook was created, changed or a delivery requeued through this instance: look again now. */
+  webhooksChanged (): void {
+    this.#enabled.until = 0
+    this.wake()
+  }
+
+  /**
    * Claims due deliveries for the free slots and starts sending them; resolves with how many
    * were claimed (without waiting for the sends). One claim at a time per instance.
    */
   claimDue (): Promise<number> {
-    this.#claiming ??= this.#claim().finally(() => { this.#claiming = undefined })
+    this.#claiming ??= this.#claim().finally(() => {
+      this.#claiming = undefined
+      if (this.#again) {
+        this.#again = false
+        this.wake()
+      }
+    })
     return this.#claiming
   }
 
@@ -115,10 +155,14 @@ export class Dispatcher {
   async #claim (): Promise<number> {
     const free = MAX_IN_FLIGHT - this.#inFlight.size
     if (free <= 0 || this.#abort.signal.aborted) return 0
+    const now = Date.now()
+    if (this.#enabled.until <= now) this.#enabled = { value: await anyEnabledWebhook(this.db), until: now + ENABLED_KNOWN_MS }
+    if (!this.#enabled.value) return 0
     const busy = [...this.#perWebhook].filter(([, n]) => n >= MAX_IN_FLIGHT_PER_WEBHOOK).map(([id]) => id)
     const claimed = await claimDeliveries(this.db, {
       limit: free,
       perWebhook: MAX_IN_FLIGHT_PER_WEBHOOK,
+      inFlight: Object.fromEntries(this.#perWebhook),
       leaseMs: this.config.leaseMs,
       busy,
     })
@@ -131,6 +175,8 @@ export class Dispatcher {
           const left = (this.#perWebhook.get(delivery.webhookId) ?? 1) - 1
           if (left === 0) this.#perWebhook.delete(delivery.webhookId)
           else this.#perWebhook.set(delivery.webhookId, left)
+          // A slot is free: the next due delivery goes now, not at the next poll.
+          this.wake()
         })
       this.#inFlight.set(delivery.id, sending)
     }

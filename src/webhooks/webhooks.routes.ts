@@ -32,7 +32,11 @@ const PROVIDER = {
 
 const SAVE_DESCRIPTION = `Unleash's addon shape with the provider webhook. Limits: url ${MAX_URL_LENGTH} characters (http or https, no credentials; its host must resolve to public addresses unless WEBHOOK_ALLOWED_NETWORKS lists them: a refused one is a 400 naming the rule), bodyTemplate ${MAX_TEMPLATE_LENGTH} characters of Mustache, at most ${MAX_CUSTOM_HEADERS} customHeaders. authorization and customHeaders values are secrets: never shown in reads or events.`
 
-export const addonRoutes: FastifyPluginAsyncTypebox<{ db: Database } & webhooks.WebhookChecks> = async (app, { db, ...ctx }) => {
+export const addonRoutes: FastifyPluginAsyncTypebox<{ db: Database; changed: () => void } & webhooks.WebhookChecks> = async (app, { db, changed, ...ctx }) => {
+  // A webhook created, changed or a delivery requeued here: the dispatcher looks again at once.
+  app.addHook('onResponse', async (request, reply) => {
+    if (request.method !== 'GET' && request.method !== 'HEAD' && reply.statusCode < 300) changed()
+  })
   app.get(
     '/api/admin/addons',
     {

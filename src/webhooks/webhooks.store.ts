@@ -73,6 +73,12 @@ export async function insertWebhook (trx: Transaction<DB>, config: WebhookConfig
   return toWebhook(row)
 }
 
+/** Whether any webhook is enabled (when none is, there is nothing to claim). */
+export async function anyEnabledWebhook (db: Queryable): Promise<boolean> {
+  const row = await db.selectFrom('webhooks').select('id').where('enabled', '=', true).limit(1).executeTakeFirst()
+  return row !== undefined
+}
+
 export async function listWebhooks (db: Queryable) {
   const rows = await db.selectFrom('webhooks').select(columns).orderBy('id').execute()
   return rows.map(toWebhook)
@@ -219,13 +225,23 @@ const isDue = (table: string) =>
  */
 export async function claimDeliveries (
   db: Database,
-  options: { limit: number; perWebhook: number; leaseMs: number; busy: number[] }
+  options: {
+    limit: number
+    /** At most this many in flight per webhook, counting `inFlight`. */
+    perWebhook: number
+    /** Deliveries of each webhook (by id) this instance is sending now. */
+    inFlight: Record<number, number>
+    leaseMs: number
+    /** Webhooks with no slot left (left out at once). */
+    busy: number[]
+  }
 ): Promise<ClaimedDelivery[]> {
   let candidates = db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
     .select([
       'd.id',
+      'd.webhook_id',
       sql<string>`row_number() OVER (PARTITION BY d.webhook_id ORDER BY d.next_attempt_at, d.id)`.as('rank'),
     ])
     .where('w.enabled', '=', true)
@@ -234,10 +250,15 @@ export async function claimDeliveries (
   const picked = db
     .selectFrom('webhook_deliveries')
     .select(['id', 'leased_until as stale_lease'])
-    .where('id', 'in', (eb) => eb.selectFrom(candidates.as('c')).select('c.id').where('c.rank', '<=', String(options.perWebhook)))
+    .where('id', 'in', (eb) => eb.selectFrom(candidates.as('c')).select('c.id').where(
+      'c.rank',
+      '<=',
+      sql<string>`${options.perWebhook} - coalesce((${JSON.stringify(options.inFlight)}::jsonb ->> c.webhook_id::text)::integer, 0)`
+    ))
     // Checked again on the locked row: a row another instance claimed meanwhile is no longer due.
     .where(isDue('webhook_deliveries'))
     .orderBy('next_attempt_at')
+    .orderBy('id')
     .limit(options.limit)
     .forUpdate()
     .skipLocked()

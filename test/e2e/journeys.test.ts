@@ -337,6 +337,7 @@ describe('a flag, on desktop', () => {
       payload: { appName: 'checkout', instanceId: 'i-1', bucket: { start: now, stop: now, toggles: { [name]: { yes: 3, no: 0 } } } },
     })
     expect(metrics.statusCode).toBeLessThan(300)
+    await server.t.app.usage.flush()
     await page.reload()
     const warning = page.getByRole('note').filter({ hasText: 'Completed, but SDKs still evaluate this flag.' })
     await warning.getByText(/^production: last evaluated/).waitFor()

@@ -14,7 +14,8 @@ export interface TestApp {
   database: DatabaseHandle
   config: Config
   databaseUrl: string
-  close(): Promise<void>
+  /** Closes the app; `afterAppClosed` may then still read the database, before it is dropped. */
+  close(afterAppClosed?: () => Promise<void>): Promise<void>
 }
 
 /** A unique, URL-friendly name, so tests in one database never collide. */
@@ -39,12 +40,16 @@ export async function buildTestApp (env: Record<string, string> = {}, deps: Omit
     database,
     config,
     databaseUrl,
-    async close () {
+    async close (afterAppClosed?: () => Promise<void>) {
       // Every response the tests provoked must be what the OpenAPI document promises.
       const violations = await checkContract(app, responses)
       await app.close()
-      await database.db.destroy()
-      await dropDatabase(serverUrl, databaseUrl)
+      try {
+        await afterAppClosed?.()
+      } finally {
+        await database.db.destroy()
+        await dropDatabase(serverUrl, databaseUrl)
+      }
       if (violations.length > 0) {
         throw new Error(`${violations.length} responses disagree with the OpenAPI document:\n${violations.slice(0, 30).join('\n')}`)
       }

@@ -60,6 +60,7 @@ const TABLES = [
   'usage_applications',
   'usage_instances',
   'usage_counts',
+  'usage_evaluations',
   'strategy_definitions',
   'feature_strategies',
   'segments',

@@ -150,6 +150,12 @@ describe('every write route records an event and moves the client version; a ref
     lastAddon = json(await post('/api/admin/addons', addon)).id as number
     return lastAddon
   }
+  /** The answer, once the usage it reported (if any) is written. */
+  const flushed = async <T>(answer: Promise<T>) => {
+    const res = await answer
+    await t.app.usage.flush()
+    return res
+  }
   const metricsBody = (toggles: object) => ({ appName: 'writes', instanceId: 'i', bucket: { start: new Date().toISOString(), stop: new Date().toISOString(), toggles } })
 
   const cases = (): WriteCase[] => [
@@ -387,7 +393,8 @@ describe('every write route records an event and moves the client version; a ref
     {
       // A browser SDK's first evaluation moves the lifecycle too.
       route: 'POST /api/frontend/client/metrics',
-      run: async () => post('/api/frontend/client/metrics', metricsBody({ [await feature('web')]: { yes: 1, no: 0 } }), await frontendToken()),
+      // Counts are written (and the lifecycle moved) at the next flush of the usage.
+      run: async () => flushed(post('/api/frontend/client/metrics', metricsBody({ [await feature('web')]: { yes: 1, no: 0 } }), await frontendToken())),
       status: 200,
       event: 'feature-lifecycle-stage-entered',
       refuse: ({ feature, frontend }) => post('/api/frontend/client/metrics', metricsBody({ [feature]: { yes: -1, no: 0 } }), frontend),
@@ -628,7 +635,7 @@ describe('every write route records an event and moves the client version; a ref
     {
       // A first evaluation moves the lifecycle: that is a change readers see.
       route: 'POST /api/client/metrics',
-      run: async () => post('/api/client/metrics', metricsBody({ [await feature('metrics')]: { yes: 1, no: 0 } }), await clientToken()),
+      run: async () => flushed(post('/api/client/metrics', metricsBody({ [await feature('metrics')]: { yes: 1, no: 0 } }), await clientToken())),
       status: 202,
       event: 'feature-lifecycle-stage-entered',
       refuse: ({ feature, secret }) => post('/api/client/metrics', metricsBody({ [feature]: { yes: -1, no: 0 } }), secret),
@@ -681,7 +688,7 @@ describe('every write route records an event and moves the client version; a ref
       // Refusals of a strategy's PUT and PATCH need one to refuse a change to.
       await post(`${base}/${target.feature}/environments/development/strategies`, { name: 'flexibleRollout' })
       const stable = { version: await versionOf(), event: await newestEvent() }
-      const refused = await c.refuse(target)
+      const refused = await flushed(c.refuse(target))
       expect(refused.statusCode, refused.body).toBeGreaterThanOrEqual(400)
       expect(refused.statusCode).toBeLessThan(500)
       expect(await newestEvent()).toEqual(stable.event)

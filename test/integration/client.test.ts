@@ -257,6 +257,7 @@ describe('SDK usage: register and metrics', () => {
   it('registers an instance (202), strictly: unknown members and wrong types are 400, nothing stored', async () => {
     const body = { appName: 'reg-app', instanceId: 'i-9', strategies: ['default', 'flexibleRollout'], started: new Date().toISOString(), interval: 60000, sdkVersion: 'unleash-client-node:6.12.1' }
     expect((await register(body)).statusCode).toBe(202)
+    await t.app.usage.flush()
     expect(await instancesOf('reg-app')).toEqual([
       expect.objectContaining({ instance_id: 'i-9', environment: 'development', interval_ms: 60000, sdk_version: 'unleash-client-node:6.12.1' }),
     ])
@@ -270,6 +271,7 @@ describe('SDK usage: register and metrics', () => {
       expect(expectProblem(await register(payload), 400, 'BadDataError').details[0].path).toBe(path)
     }
     expectProblem(await register({ ...body, appName: 'by-admin' }, ADMIN_SECRET), 403, 'PermissionError')
+    await t.app.usage.flush()
     expect(await databaseFingerprint(t.database.db)).toEqual(before)
   })
 
@@ -277,15 +279,18 @@ describe('SDK usage: register and metrics', () => {
     const feature = await createFeature(t.app)
     expect((await metrics({ [feature]: { yes: 3, no: 1, variants: { a: 2, b: 1 } }, 'no-such-feature': { yes: 5, no: 0 } })).statusCode).toBe(202)
     expect((await metrics({ [feature]: { yes: 2, no: 0, variants: { a: 1 } } })).statusCode).toBe(202)
+    await t.app.usage.flush()
     expect(await countsOf(feature)).toEqual([{ environment: 'development', app_name: 'usage-app', yes: '5', no: '1', variants: { a: 3, b: 1 } }])
     expect(await countsOf('no-such-feature')).toEqual([])
     expect((await stagesOf(feature)).map((s: any) => s.stage)).toEqual(['initial', 'pre-live'])
 
     const production = await createClientToken({ environment: 'production' })
     expect((await metrics({ [feature]: { yes: 1, no: 0 } }, production)).statusCode).toBe(202)
+    await t.app.usage.flush()
     expect((await stagesOf(feature)).map((s: any) => s.stage)).toEqual(['initial', 'pre-live', 'live'])
     // live is not followed by pre-live again
     await metrics({ [feature]: { yes: 1, no: 0 } })
+    await t.app.usage.flush()
     expect((await stagesOf(feature)).map((s: any) => s.stage)).toEqual(['initial', 'pre-live', 'live'])
   })
 
@@ -294,6 +299,7 @@ describe('SDK usage: register and metrics', () => {
     await t.app.inject({ method: 'POST', url: `/api/admin/projects/default/features/${feature}/lifecycle/complete`, headers: auth(), payload: { status: 'kept' } })
     const production = await createClientToken({ environment: 'production' })
     await metrics({ [feature]: { yes: 1, no: 0 } }, production)
+    await t.app.usage.flush()
     const stages = await stagesOf(feature)
     expect(stages.map((s: any) => s.stage)).toEqual(['initial', 'completed'])
     expect(stages[1].lastEvaluated).toEqual([{ environment: 'production', lastEvaluatedAt: expect.any(String) }])

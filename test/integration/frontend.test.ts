@@ -243,6 +243,7 @@ describe('usage reports of browser SDKs', () => {
     const now = new Date().toISOString()
     const metrics = await post('/api/frontend/client/metrics', { appName: 'web', instanceId: 'browser', bucket: { start: now, stop: now, toggles: { [name]: { yes: 2, no: 0 } } } }, auth(frontendSecret))
     expect(metrics.statusCode).toBe(200)
+    await t.app.usage.flush()
     const stages = json(await t.app.inject({ method: 'GET', url: `${features}/${name}/lifecycle`, headers: auth() })).map((s: { stage: string }) => s.stage)
     expect(stages).toEqual(['initial', 'pre-live'])
     const before = await databaseFingerprint(t.database.db)

@@ -35,6 +35,8 @@ describe('loadConfig', () => {
       clientMaxApplications: 50,
       clientMaxInstances: 1000,
       usageRetentionDays: 30,
+      usageFlushMs: 5000,
+      usageMaxPending: 100000,
       shutdownDelayMs: 500,
       initialAdmin: undefined,
       sessions: { idleMs: 8 * 3_600_000, maxAgeMs: 48 * 3_600_000 },
