@@ -14,6 +14,7 @@ import { promisify } from 'node:util'
 import { GenericContainer, getContainerRuntimeClient, type StartedTestContainer, Wait } from 'testcontainers'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../helpers/postgres.js'
+import { openSse, type SseStream } from '../helpers/sse.js'
 
 const run = promisify(execFile)
 const SECRET = `ct-${randomBytes(8).toString('hex')}`
@@ -170,6 +171,38 @@ describe('the docker-compose stack', () => {
     const stored = await api(base, 'GET', url)
     expect(stored.body.variants).toHaveLength(40)
     expect(stored.body.variants.reduce((sum: number, v: { weight: number }) => sum + v.weight, 0)).toBe(1000)
+  }, 120_000)
+
+  it('streams a change made through one instance to SDKs streaming from both, behind HAProxy', async () => {
+    const base = `http://127.0.0.1:${proxyPort}`
+    expect((await api(base, 'POST', '/api/admin/projects/default/features', { name: 'streamed-switch' })).status).toBe(201)
+    const token = await api(base, 'POST', '/api/admin/api-tokens', { tokenName: 'compose-streams', type: 'client', environment: 'development' })
+    expect(token.status).toBe(201)
+    await waitForUpstreams(['api', 'api-2'], 30_000)
+    // Streams opened until both instances hold some (HAProxy balances them round robin).
+    const streams: SseStream[] = []
+    try {
+      while (streams.length < 20 && new Set(streams.map((s) => s.headers['x-upstream'])).size < 2) {
+        const stream = await openSse(`${base}/api/client/streaming`, { authorization: token.body.secret })
+        streams.push(stream)
+        expect(stream.status).toBe(200)
+        const connected = await stream.next(10_000)
+        expect(connected.event).toBe('unleash-connected')
+        expect(connected.json.events[0].features.map((f: { name: string }) => f.name)).toContain('streamed-switch')
+      }
+      expect(new Set(streams.map((s) => s.headers['x-upstream']))).toEqual(new Set(['api', 'api-2']))
+      const switched = await api(base, 'POST', '/api/admin/projects/default/features/streamed-switch/environments/development/on')
+      expect(switched.status).toBe(200)
+      for (const stream of streams) {
+        const updated = await stream.next(10_000)
+        expect(updated.event).toBe('unleash-updated')
+        expect(updated.json.events).toContainEqual(
+          expect.objectContaining({ type: 'feature-updated', feature: expect.objectContaining({ name: 'streamed-switch', enabled: true }) })
+        )
+      }
+    } finally {
+      for (const stream of streams) stream.close()
+    }
   }, 120_000)
 
   it('stopping one instance under load fails no request: HAProxy drains it on /ready', async () => {
