@@ -95,6 +95,9 @@ export const del = async <T = unknown>(path: string) => (await request<T>('DELET
 /** Path segments are URL-friendly names already; encoding keeps a stray one from escaping. */
 export const seg = (value: string) => encodeURIComponent(value)
 
+/** A flag's admin API address. */
+export const flagPath = (project: string, name: string) => `/api/admin/projects/${seg(project)}/features/${seg(name)}`
+
 /** A message for any thrown value. */
 export function messageOf (error: unknown): string {
   if (error instanceof Error) return error.message

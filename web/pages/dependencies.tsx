@@ -1,13 +1,12 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useId, useState } from 'react'
 import { Link } from 'wouter'
-import { del, post, seg } from '../api'
+import { del, flagPath, post, seg } from '../api'
 import { useAnnounce } from '../announce'
 import { ErrorAlert, errorsAt, SelectField, submitting, TextField } from '../components/ui'
 import { keys, useFeatures } from '../queries'
 import { useSession } from '../session'
 import type { FeatureDetails } from '../types'
-import { flagPath } from './flag'
 
 export function Dependencies ({ feature }: { feature: FeatureDetails }) {
   const session = useSession()

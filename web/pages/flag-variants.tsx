@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query'
 import { useEffect, useState } from 'react'
 import { createPatch } from 'rfc6902'
-import { ApiProblem, request, seg } from '../api'
+import { ApiProblem, flagPath, request, seg } from '../api'
 import { useAnnounce } from '../announce'
 import { JsonDiff } from '../components/diff'
 import { ErrorAlert, QueryStatus, submitting } from '../components/ui'
@@ -9,7 +9,6 @@ import { draftToVariant, distribute, payloadProblem, type VariantDraft, Variants
 import { keys } from '../queries'
 import { useSession } from '../session'
 import type { FeatureDetails, Variant } from '../types'
-import { flagPath } from './flag'
 import { useStickinessOptions } from './strategy'
 
 export function FlagVariants ({ feature }: { feature: FeatureDetails }) {

@@ -1,7 +1,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
 import { Link } from 'wouter'
-import { del, post, put, seg } from '../api'
+import { del, flagPath, post, put, seg } from '../api'
 import { useAnnounce } from '../announce'
 import { describeConstraint } from '../components/constraints'
 import { Check, Confirm, Dialog, ErrorAlert, errorsAt, FormButtons, Loading, PageHeading, SelectField, submitting, TextArea, useConfirmedRemoval, useTitle } from '../components/ui'
@@ -21,8 +21,6 @@ const TABS = [
   { id: 'variants', label: 'Variants', path: '/variants' },
   { id: 'history', label: 'History', path: '/history' },
 ]
-
-export const flagPath = (project: string, name: string) => `/api/admin/projects/${seg(project)}/features/${seg(name)}`
 
 export function FlagPage ({ project, name, tab }: { project: string; name: string; tab: string }) {
   const feature = useFeature(project, name)

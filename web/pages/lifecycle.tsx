@@ -1,12 +1,11 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query'
 import { useState } from 'react'
-import { post } from '../api'
+import { flagPath, post } from '../api'
 import { useAnnounce } from '../announce'
 import { Dialog, ErrorAlert, errorsAt, FormButtons, submitting, TextField, Time } from '../components/ui'
 import { keys, useLifecycle } from '../queries'
 import { useSession } from '../session'
 import type { FeatureDetails, Stage } from '../types'
-import { flagPath } from './flag'
 import { STAGE_LABELS } from './flags'
 
 const ORDER: Stage[] = ['initial', 'pre-live', 'live', 'completed', 'archived']
