@@ -13,6 +13,7 @@ import {
   lockTokenUsage,
   markEvaluated,
   MAX_VARIANT_NAMES,
+  type PendingCounts,
   readTokenUsage,
   type SeenApplication,
   upsertApplications,
@@ -71,17 +72,8 @@ interface Book {
   instances: Set<string>
 }
 
-interface Counts {
-  application: string
-  hour: Date
-  feature: string
-  yes: number
-  no: number
-  variants: Record<string, number>
-  lastSeenAt: Date
-  environment: string
-  projects: readonly string[] | null
-}
+/** Counts as the store writes them, under the application's key in memory (its id is known at the flush). */
+type Counts = Omit<PendingCounts, 'applicationId'> & { application: string }
 
 interface Instance {
   application: string

@@ -2,6 +2,7 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'nod
 import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { Webhook } from 'standardwebhooks'
+import { afterAll } from 'vitest'
 
 /** One request a receiver got. */
 export interface Received {
@@ -87,6 +88,19 @@ export async function startReceiver (answer: Answer = () => 200) {
 }
 
 export type Receiver = Awaited<ReturnType<typeof startReceiver>>
+
+/** Starts receivers for a test file's tests, all closed after the file (call at the top level). */
+export function receiversForThisFile () {
+  const started: Receiver[] = []
+  afterAll(async () => {
+    for (const r of started) await r.close()
+  })
+  return async (...args: Parameters<typeof startReceiver>) => {
+    const r = await startReceiver(...args)
+    started.push(r)
+    return r
+  }
+}
 
 /** Until `check` returns something other than undefined, or throws after `ms`. */
 export async function eventually<T> (check: () => Promise<T | undefined>, ms = 10_000): Promise<T> {

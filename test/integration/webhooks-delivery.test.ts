@@ -4,11 +4,11 @@
  * never to an address refused at send.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { insertEvents } from '../../src/events/events.store.js'
 import type { Resolve } from '../../src/webhooks/ssrf.js'
 import { auth, expectProblem, json, uniqueName, useTestApp } from '../helpers/app.js'
-import { eventually, type Receiver, startReceiver } from '../helpers/receiver.js'
+import { eventually, type Receiver, receiversForThisFile } from '../helpers/receiver.js'
 
 /** Names under .test resolve through this resolver only: what each returns can change between calls. */
 const answers = new Map<string, string[][]>()
@@ -31,15 +31,7 @@ const t = useTestApp({
   WEBHOOK_SECRET_OVERLAP_MS: '2000',
 }, { resolve })
 
-const receivers: Receiver[] = []
-afterAll(async () => {
-  for (const r of receivers) await r.close()
-})
-async function receiver (...args: Parameters<typeof startReceiver>) {
-  const r = await startReceiver(...args)
-  receivers.push(r)
-  return r
-}
+const receiver = receiversForThisFile()
 
 const post = (url: string, payload?: object) => t.app.inject({ method: 'POST', url, headers: auth(), ...(payload ? { payload } : {}) })
 const get = (url: string) => t.app.inject({ method: 'GET', url, headers: auth() })

@@ -4,10 +4,10 @@
  * before it was claimed on a wake. Timing targets (median delay, burst drain time) live in
  * the bench (BENCH_ONLY=webhooks); these tests prove what must hold on any machine.
  */
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { MAX_IN_FLIGHT_PER_WEBHOOK } from '../../src/webhooks/dispatcher.service.js'
 import { auth, json, uniqueName, useTestApp } from '../helpers/app.js'
-import { type Receiver, startReceiver } from '../helpers/receiver.js'
+import { type Receiver, receiversForThisFile } from '../helpers/receiver.js'
 
 const t = useTestApp({
   WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
@@ -17,15 +17,7 @@ const t = useTestApp({
   WEBHOOK_LEASE_MS: '600000',
 })
 
-const receivers: Receiver[] = []
-afterAll(async () => {
-  for (const r of receivers) await r.close()
-})
-async function receiver (...args: Parameters<typeof startReceiver>) {
-  const r = await startReceiver(...args)
-  receivers.push(r)
-  return r
-}
+const receiver = receiversForThisFile()
 
 const post = (url: string, payload?: object) => t.app.inject({ method: 'POST', url, headers: auth(), ...(payload ? { payload } : {}) })
 
