@@ -16,6 +16,7 @@ import {
   type PendingCounts,
   readTokenUsage,
   type SeenApplication,
+  type SeenInstance,
   upsertApplications,
   upsertInstances,
 } from './usage.store.js'
@@ -75,15 +76,8 @@ interface Book {
 /** Counts as the store writes them, under the application's key in memory (its id is known at the flush). */
 type Counts = Omit<PendingCounts, 'applicationId'> & { application: string }
 
-interface Instance {
-  application: string
-  instanceId: string
-  sdkVersion: string | null
-  strategies: string
-  intervalMs: number
-  startedAt: Date
-  lastSeenAt: Date
-}
+/** An instance as the store writes it, under the application's key in memory. */
+type Instance = Omit<SeenInstance, 'applicationId'> & { application: string }
 
 /** What was reported since the last flush, summed. */
 class Batch {
