@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import semver from 'semver'
 import { ALL, type TokenScope } from '../access/scope.js'
+import { groupBy } from '../db/rows.js'
 import type { Database, Queryable } from '../db/types.js'
 import type { Variant } from '../variants/variants.schemas.js'
 import type { ClientState } from './client-state.js'
@@ -68,19 +69,10 @@ export async function readClientState (q: Queryable, filter: ClientFilter, inlin
   const dependencyRows = await listClientDependencies(q, filter)
   const segments: ClientSegment[] = segmentRows.map((s) => ({ id: s.id, name: s.name, constraints: JSON.parse(s.constraints) as unknown[] }))
   const inlined = inline ? new Map(segments.map((s) => [s.id, s])) : undefined
-  const strategies = new Map<string, ClientStrategy[]>()
-  for (const row of strategyRows) {
-    const list = strategies.get(row.feature_name) ?? []
-    list.push(toClientStrategy(row, inlined))
-    strategies.set(row.feature_name, list)
-  }
-  const dependencies = new Map<string, ClientFeature['dependencies']>()
-  for (const d of dependencyRows) {
-    const list = dependencies.get(d.child) ?? []
-    // As Unleash: the parent's variants only when the child wants it on.
-    list.push({ feature: d.parent, enabled: d.enabled, ...(d.enabled && { variants: d.variants === null ? [] : (JSON.parse(d.variants) as string[]) }) })
-    dependencies.set(d.child, list)
-  }
+  const strategies = groupBy(strategyRows, (row) => row.feature_name, (row) => toClientStrategy(row, inlined))
+  // As Unleash: the parent's variants only when the child wants it on.
+  const dependencies = groupBy(dependencyRows, (d) => d.child, (d): ClientFeature['dependencies'][number] =>
+    ({ feature: d.parent, enabled: d.enabled, ...(d.enabled && { variants: d.variants === null ? [] : (JSON.parse(d.variants) as string[]) }) }))
   const toClientFeature = (row: ClientFeatureRow): ClientFeature => ({
     name: row.name,
     type: row.type,

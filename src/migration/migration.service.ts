@@ -8,6 +8,7 @@ import type { Constraint } from '../constraints/constraints.schemas.js'
 import { NewContextField } from '../context/context.schemas.js'
 import { createContextField } from '../context/context.service.js'
 import { contextFieldsNamed } from '../context/context.store.js'
+import { groupBy } from '../db/rows.js'
 import type { Database, Queryable } from '../db/types.js'
 import { addDependency, removeDependency } from '../dependencies/dependencies.service.js'
 import { parentsOfFeatures } from '../dependencies/dependencies.store.js'
@@ -224,11 +225,8 @@ type Plan = Awaited<ReturnType<typeof assess>>
 
 /** The data's elements by feature name, with their places in the data (for errors naming them). */
 function indexOf (data: ImportData) {
-  const group = <T>(items: readonly T[], key: (item: T) => string) => {
-    const out = new Map<string, { item: T; i: number }[]>()
-    items.forEach((item, i) => out.set(key(item), [...(out.get(key(item)) ?? []), { item, i }]))
-    return out
-  }
+  const group = <T>(items: readonly T[], key: (item: T) => string) =>
+    groupBy(items.map((item, i) => ({ item, i })), (placed) => key(placed.item), (placed) => placed)
   return {
     strategies: group(data.featureStrategies, (s) => s.featureName),
     environments: group(data.featureEnvironments ?? [], (e) => e.featureName),
