@@ -158,13 +158,11 @@ export class Dispatcher {
     const now = Date.now()
     if (this.#enabled.until <= now) this.#enabled = { value: await anyEnabledWebhook(this.db), until: now + ENABLED_KNOWN_MS }
     if (!this.#enabled.value) return 0
-    const busy = [...this.#perWebhook].filter(([, n]) => n >= MAX_IN_FLIGHT_PER_WEBHOOK).map(([id]) => id)
     const claimed = await claimDeliveries(this.db, {
       limit: free,
       perWebhook: MAX_IN_FLIGHT_PER_WEBHOOK,
       inFlight: Object.fromEntries(this.#perWebhook),
       leaseMs: this.config.leaseMs,
-      busy,
     })
     for (const delivery of claimed) {
       this.#perWebhook.set(delivery.webhookId, (this.#perWebhook.get(delivery.webhookId) ?? 0) + 1)

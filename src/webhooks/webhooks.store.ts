@@ -216,8 +216,8 @@ const isDue = (table: string) =>
   sql<boolean>`${sql.ref(`${table}.state`)} = 'pending' AND ${sql.ref(`${table}.next_attempt_at`)} <= now() AND (${sql.ref(`${table}.leased_until`)} IS NULL OR ${sql.ref(`${table}.leased_until`)} <= now())`
 
 /**
- * Claims up to `limit` due deliveries (at most `perWebhook` of one webhook, none of the
- * `busy` webhooks, none of a disabled one) for one attempt each: each gets a lease of
+ * Claims up to `limit` due deliveries (at most `perWebhook` of one webhook, counting those
+ * `inFlight`, none of a disabled one) for one attempt each: each gets a lease of
  * `leaseMs` and its attempt count goes up. Rows another instance is claiming are skipped
  * (FOR UPDATE SKIP LOCKED), and a leased row is not due, so no two instances send the same
  * delivery within a lease. One statement, committed on its own: no transaction is held open
@@ -232,10 +232,10 @@ export async function claimDeliveries (
     /** Deliveries of each webhook (by id) this instance is sending now. */
     inFlight: Record<number, number>
     leaseMs: number
-    /** Webhooks with no slot left (left out at once). */
-    busy: number[]
   }
 ): Promise<ClaimedDelivery[]> {
+  // Webhooks with no slot left are left out at once (the rank below would leave them out too, later).
+  const busy = Object.entries(options.inFlight).filter(([, n]) => n >= options.perWebhook).map(([id]) => Number(id))
   let candidates = db
     .selectFrom('webhook_deliveries as d')
     .innerJoin('webhooks as w', 'w.id', 'd.webhook_id')
@@ -246,7 +246,7 @@ export async function claimDeliveries (
     ])
     .where('w.enabled', '=', true)
     .where(isDue('d'))
-  if (options.busy.length > 0) candidates = candidates.where('d.webhook_id', 'not in', options.busy)
+  if (busy.length > 0) candidates = candidates.where('d.webhook_id', 'not in', busy)
   const picked = db
     .selectFrom('webhook_deliveries')
     .select(['id', 'leased_until as stale_lease'])
