@@ -255,6 +255,13 @@ function compileStrategyRule (name: string, parameters: Record<string, string>):
           : stickiness === 'random'
             ? randomId
             : (e: Evaluation) => resolveContextValue(e.context, stickiness)
+      if (stickiness === 'default' && group !== undefined) {
+        // The common rollout, with one call less: the id of default stickiness is never empty.
+        return (e) => {
+          const { userId, sessionId } = e.context as { userId?: string; sessionId?: string }
+          return bucketIn(group, `${userId || sessionId || randomId(e)}`) <= percentage
+        }
+      }
       return (e) => {
         const stickinessId = id(e)
         if (!stickinessId) return false
@@ -453,7 +460,11 @@ export function compileFeatures (state: EvaluatorState): CompiledFeature[] {
         }
         return OFF
       }
-      outcome = parents.length === 0 ? evaluate : (e) => (satisfied(e) ? evaluate(e) : OFF)
+      const only = strategies.length === 1 && strategies[0]!.select === undefined && featureSelect === undefined ? strategies[0]! : undefined
+      // One strategy without variants (most features): its tests, without the general loop.
+      const direct =
+        only === undefined ? evaluate : only.constraints === always ? (e: Evaluation) => (only.rule(e) ? ON : OFF) : (e: Evaluation) => (only.constraints(e) && only.rule(e) ? ON : OFF)
+      outcome = parents.length === 0 ? direct : (e) => (satisfied(e) ? direct(e) : OFF)
     }
     const result: CompiledFeature = { name: feature.name, project: feature.project, impressionData: Boolean(feature.impressionData), choices, outcome }
     byName.set(feature.name, result)

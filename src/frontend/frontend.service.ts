@@ -83,9 +83,9 @@ export interface Answer {
 }
 
 /** Answer bytes in a reusable buffer, given back once sent. */
-function pooled (engines: Engines, write: (take: (length: number) => Buffer) => { buffer: Buffer; length: number }) {
-  const { buffer, length } = write((n) => engines.buffers.take(n))
-  return { bytes: buffer.subarray(0, length), sent: () => engines.buffers.give(buffer) }
+function pooled (engines: Engines, write: (take: (length: number) => Buffer) => { buffer: Buffer; start: number; end: number }) {
+  const { buffer, start, end } = write((n) => engines.buffers.take(n))
+  return { bytes: buffer.subarray(start, end), sent: () => engines.buffers.give(buffer) }
 }
 
 /** The features of the token's environment and projects that are on for the context, with their variants. */

@@ -19,12 +19,15 @@ export function cors (app: FastifyInstance, origins: readonly string[]) {
     if (any) return '*'
     return allowed.has(origin) ? origin : undefined
   }
-  app.addHook('onSend', async (request, reply) => {
+  // A callback hook: no promise per request.
+  app.addHook('onSend', (request, reply, payload, done) => {
     const origin = allowedOrigin(request.headers.origin)
     reply.header('vary', 'Origin')
-    if (origin === undefined) return
-    reply.header('access-control-allow-origin', origin)
-    reply.header('access-control-expose-headers', 'ETag')
+    if (origin !== undefined) {
+      reply.header('access-control-allow-origin', origin)
+      reply.header('access-control-expose-headers', 'ETag')
+    }
+    done(null, payload)
   })
   return {
     preflight (url: string, methods: string[]) {

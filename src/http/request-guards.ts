@@ -38,9 +38,15 @@ export const requestGuardsPlugin = fp(
         }
       }
     )
-    app.addHook('preValidation', async (request) => {
-      checkTextValues(request.params, '/params')
-      checkTextValues(request.query, '/query')
+    // A callback hook: no promise per request.
+    app.addHook('preValidation', (request, reply, done) => {
+      try {
+        checkTextValues(request.params, '/params')
+        checkTextValues(request.query, '/query')
+      } catch (error) {
+        return done(error as Error)
+      }
+      done()
     })
   },
   { name: 'request-guards' }

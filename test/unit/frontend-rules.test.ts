@@ -8,8 +8,9 @@ import murmurHash3 from 'murmurhash3js'
 import { describe, expect, it } from 'vitest'
 import type { ClientFeature } from '../../src/client/client.schemas.js'
 import { frontendContext, ofrepContext } from '../../src/frontend/context.js'
-import { compileFeatures, staticOutcome, type VariantAnswer } from '../../src/frontend/evaluator.js'
+import { compileFeatures, Evaluation, OFF, staticOutcome, type VariantAnswer, variantAnswer } from '../../src/frontend/evaluator.js'
 import { AnswerBuffers } from '../../src/frontend/buffers.js'
+import { Engine } from '../../src/frontend/engine.js'
 import { murmur32, murmurAfter, prefixOf } from '../../src/frontend/murmur.js'
 import { ofrepResult } from '../../src/frontend/ofrep.js'
 
@@ -150,4 +151,44 @@ describe('AnswerBuffers', () => {
     expect(buffers.take(100_000)).toBe(big[0])
     expect(buffers.take(100_000)).not.toBe(big[1])
   })
+})
+
+describe('Engine: an answer assembled from pieces is the JSON of its toggles and flags', () => {
+  const strategy = (name: string, parameters: Record<string, string> = {}) => ({ name, parameters, constraints: [], variants: [], segments: [] })
+  // Kinds: answered once (on, off), evaluated per request (a rollout, two variants); long names
+  // make runs of fixed features longer than what is merged into the pieces before them.
+  const kind = fc.constantFrom('on', 'off', 'rollout', 'variants')
+  const spec = fc.record({ kind, name: fc.string({ minLength: 1, maxLength: 400 }) })
+  const features = (specs: { kind: string; name: string }[]): ClientFeature[] =>
+    specs.map(({ kind: k, name }, i) => ({
+      name: `${i}-${name}`,
+      type: 'release',
+      project: 'p',
+      enabled: k !== 'off',
+      stale: false,
+      impressionData: i % 3 === 0,
+      strategies: k === 'rollout' ? [strategy('flexibleRollout', { rollout: '50', stickiness: 'default', groupId: `g${i}` })] : [strategy('default')],
+      variants: k === 'variants' ? [{ name: 'a', weight: 500, weightType: 'variable', stickiness: 'default', payload: { type: 'string', value: name } }, { name: 'b', weight: 500, weightType: 'variable', stickiness: 'default' }] : [],
+      dependencies: [],
+    }) as ClientFeature)
+
+  it('for any order of fixed and per-request features, and any user', () => {
+    fc.assert(
+      fc.property(fc.array(spec, { maxLength: 30 }), fc.array(fc.string({ minLength: 1, maxLength: 8 }), { minLength: 1, maxLength: 5 }), (specs, users) => {
+        const state = { features: features(specs), segments: [] }
+        const engine = new Engine(state)
+        const compiled = compileFeatures(state)
+        for (const userId of users) {
+          const context = { appName: 'frontend-api', environment: 'default', userId, properties: {} }
+          const outcomes = compiled.map((f) => f.outcome(new Evaluation(context)))
+          const values = engine.evaluate(context).values
+          const toggles = compiled.flatMap((f, i) => (outcomes[i] === OFF ? [] : [{ name: f.name, enabled: true, variant: variantAnswer(f, outcomes[i]!), impressionData: f.impressionData }]))
+          expect(engine.bytes(engine.frontend, values).toString()).toBe(JSON.stringify({ toggles }))
+          const flags = compiled.map((f, i) => ofrepResult(f.name, variantAnswer(f, outcomes[i]!), f.project))
+          expect(engine.bytes(engine.ofrep, values).toString()).toBe(JSON.stringify({ flags }))
+        }
+      }),
+      { numRuns: 500 }
+    )
+  }, 30_000)
 })
