@@ -6,7 +6,7 @@ import type { ClientFeature, ClientSegment } from '../client/client.schemas.js'
 import type { Variant } from '../variants/variants.schemas.js'
 
 type Payload = NonNullable<Variant['payload']>
-import { bucketIn, murmurAfter, rolloutGroup, strategyBucket, variantGroup } from './murmur.js'
+import { bucketIn, bucketRest, murmurRest, prepareRest, type Rest, rolloutGroup, strategyBucket, variantGroup } from './murmur.js'
 
 /**
  * The compiled evaluator: the client API's answer for one environment and project set, turned
@@ -50,7 +50,19 @@ export class Evaluation {
   #now: number | undefined
   #addresses: Map<string, Address4 | Address6 | null> | undefined
 
+  #restOf: string | undefined
+  #rest: Rest | undefined
+
   constructor (readonly context: EvaluationContext) {}
+
+  /** An id prepared for hashing after groups: prepared once, as every rollout of a request hashes the same id. */
+  rest (id: string): Rest {
+    if (id !== this.#restOf || this.#rest === undefined) {
+      this.#rest = prepareRest(id)
+      this.#restOf = id
+    }
+    return this.#rest
+  }
 
   /** The SDK's Math.random() draws. */
   random (): number {
@@ -245,7 +257,7 @@ function compileStrategyRule (name: string, parameters: Record<string, string>):
       const given = parameters.groupId
       // Without a groupId, the SDK falls back to the context's featureToggle field.
       const group = given ? rolloutGroup(given) : undefined
-      const bucket = (id: string, e: Evaluation) => (group !== undefined ? bucketIn(group, id) : strategyBucket(id, `${(e.context.featureToggle as string | undefined) || ''}`))
+      const bucket = (id: string, e: Evaluation) => (group !== undefined ? bucketRest(group, e.rest(id)) : strategyBucket(id, `${(e.context.featureToggle as string | undefined) || ''}`))
       // At 100 % a stickiness that always yields an id is on for everyone.
       if (percentage >= 100 && (stickiness === 'default' || stickiness === 'random')) return always
       const randomId = (e: Evaluation) => `${Math.round(e.random() * 10000) + 1}`
@@ -259,7 +271,7 @@ function compileStrategyRule (name: string, parameters: Record<string, string>):
         // The common rollout, with one call less: the id of default stickiness is never empty.
         return (e) => {
           const { userId, sessionId } = e.context as { userId?: string; sessionId?: string }
-          return bucketIn(group, `${userId || sessionId || randomId(e)}`) <= percentage
+          return bucketRest(group, e.rest(`${userId || sessionId || randomId(e)}`)) <= percentage
         }
       }
       return (e) => {
@@ -359,7 +371,7 @@ function compileSelect (groupId: string, stickiness: string | undefined, variant
   const seed = seedOf(stickiness ?? 'default')
   const group = variantGroup(groupId)
   const pick = (e: Evaluation) => {
-    const target = (murmurAfter(group, seed(e)) % total) + 1
+    const target = (murmurRest(group, e.rest(seed(e))) % total) + 1
     let counter = 0
     for (const i of positive) {
       counter += weights[i]!
@@ -448,9 +460,11 @@ export function compileFeatures (state: EvaluatorState): CompiledFeature[] {
     if (!feature.enabled) {
       outcome = () => OFF
     } else {
+      const noStrategies = feature.strategies.length === 0
       const evaluate = (e: Evaluation): Outcome => {
-        if (feature.strategies.length === 0) return variantOf(e)
-        for (const s of strategies) {
+        if (noStrategies) return variantOf(e)
+        for (let k = 0; k < strategies.length; k++) {
+          const s = strategies[k]!
           if (!s.constraints(e) || !s.rule(e)) continue
           if (s.select !== undefined) {
             const i = s.select(e)
@@ -460,10 +474,21 @@ export function compileFeatures (state: EvaluatorState): CompiledFeature[] {
         }
         return OFF
       }
-      const only = strategies.length === 1 && strategies[0]!.select === undefined && featureSelect === undefined ? strategies[0]! : undefined
-      // One strategy without variants (most features): its tests, without the general loop.
-      const direct =
-        only === undefined ? evaluate : only.constraints === always ? (e: Evaluation) => (only.rule(e) ? ON : OFF) : (e: Evaluation) => (only.constraints(e) && only.rule(e) ? ON : OFF)
+      // One strategy and no feature variants (most features): its tests, without the general loop.
+      const only = strategies.length === 1 && !noStrategies && featureSelect === undefined ? strategies[0]! : undefined
+      let direct = evaluate
+      if (only !== undefined) {
+        const { constraints, rule, select, base } = only
+        if (select === undefined) {
+          direct = constraints === always ? (e) => (rule(e) ? ON : OFF) : (e) => (constraints(e) && rule(e) ? ON : OFF)
+        } else {
+          direct = (e) => {
+            if (!constraints(e) || !rule(e)) return OFF
+            const i = select(e)
+            return i >= 0 ? 2 + base + i : ON
+          }
+        }
+      }
       outcome = parents.length === 0 ? direct : (e) => (satisfied(e) ? direct(e) : OFF)
     }
     const result: CompiledFeature = { name: feature.name, project: feature.project, impressionData: Boolean(feature.impressionData), choices, outcome }

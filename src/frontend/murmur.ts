@@ -96,6 +96,83 @@ export function murmurAfter (p: Prefix, rest: string): number {
   return finish(h ^ (p.length + length))
 }
 
+const mixK = (k: number) => {
+  k = Math.imul(k, 0xcc9e2d51)
+  k = (k << 15) | (k >>> 17)
+  return Math.imul(k, 0x1b873593)
+}
+
+const byteAt = (text: string, i: number) => text.charCodeAt(i) & 0xff
+
+/**
+ * A string prepared to be hashed after many prefixes (one request's stickiness id, hashed after
+ * every rollout's group): for each number of bytes a prefix can leave over (0–3), its whole blocks
+ * read and mixed once (their mixing does not depend on the hash so far), and the bytes that
+ * complete the prefix's block and those left at the end.
+ */
+export interface Rest {
+  length: number
+  /** By bytes left over a: whether the rest completes the prefix's block. */
+  full: Uint8Array
+  /** By a: the bytes that complete the prefix's block (all of them when they do not), in place. */
+  first: Int32Array
+  /** By a: the following whole blocks, mixed. */
+  blocks: Int32Array[]
+  /** By a: the bytes after the last whole block, and how many. */
+  tail: Int32Array
+  tailLength: Uint8Array
+}
+
+export function prepareRest (rest: string): Rest {
+  const length = rest.length
+  const r: Rest = { length, full: new Uint8Array(4), first: new Int32Array(4), blocks: [], tail: new Int32Array(4), tailLength: new Uint8Array(4) }
+  for (let a = 0; a < 4; a++) {
+    const need = 4 - a
+    let first = 0
+    for (let j = 0; j < Math.min(need, length); j++) first |= byteAt(rest, j) << (8 * (a + j))
+    r.first[a] = first
+    const mixed: number[] = []
+    if (length >= need) {
+      r.full[a] = 1
+      let i = need
+      for (; i + 4 <= length; i += 4) mixed.push(mixK(byteAt(rest, i) | (byteAt(rest, i + 1) << 8) | (byteAt(rest, i + 2) << 16) | (byteAt(rest, i + 3) << 24)))
+      let tail = 0
+      for (let j = i; j < length; j++) tail |= byteAt(rest, j) << (8 * (j - i))
+      r.tail[a] = tail
+      r.tailLength[a] = length - i
+    }
+    r.blocks.push(Int32Array.from(mixed))
+  }
+  return r
+}
+
+/** murmur32(prefix + rest), from the prefix's state and the prepared rest: murmurAfter without reading the rest again. */
+export function murmurRest (p: Prefix, r: Rest): number {
+  const a = p.carried
+  let h = p.h
+  let k: number
+  let n: number
+  if (r.full[a] === 1) {
+    h = mixBlock(h, p.carry | r.first[a]!)
+    const blocks = r.blocks[a]!
+    for (let j = 0; j < blocks.length; j++) {
+      h ^= blocks[j]!
+      h = (h << 13) | (h >>> 19)
+      h = (Math.imul(h, 5) + 0xe6546b64) | 0
+    }
+    k = r.tail[a]!
+    n = r.tailLength[a]!
+  } else {
+    k = p.carry | r.first[a]!
+    n = a + r.length
+  }
+  if (n > 0) h ^= mixK(k)
+  return finish(h ^ (p.length + r.length))
+}
+
+/** A rollout's bucket for a fixed group and a prepared id: 1–100. */
+export const bucketRest = (group: Prefix, id: Rest) => (murmurRest(group, id) % 100) + 1
+
 /** A rollout's bucket for a fixed group: 1–100. */
 export const bucketIn = (group: Prefix, id: string) => (murmurAfter(group, id) % 100) + 1
 

@@ -11,7 +11,7 @@ import { frontendContext, ofrepContext } from '../../src/frontend/context.js'
 import { compileFeatures, Evaluation, OFF, staticOutcome, type VariantAnswer, variantAnswer } from '../../src/frontend/evaluator.js'
 import { AnswerBuffers } from '../../src/frontend/buffers.js'
 import { Engine } from '../../src/frontend/engine.js'
-import { murmur32, murmurAfter, prefixOf } from '../../src/frontend/murmur.js'
+import { murmur32, murmurAfter, murmurRest, prefixOf, prepareRest } from '../../src/frontend/murmur.js'
 import { ofrepResult } from '../../src/frontend/ofrep.js'
 
 describe('frontendContext', () => {
@@ -93,10 +93,11 @@ describe('murmur32', () => {
     )
   }, 30_000)
 
-  it('from a prefix\'s state, is the hash of prefix + rest', () => {
+  it('from a prefix\'s state, is the hash of prefix + rest (the rest read, or prepared)', () => {
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 12 }), fc.constantFrom(0, 86028157), (prefix, rest, seed) => {
         expect(murmurAfter(prefixOf(prefix, seed), rest)).toBe(murmurHash3.x86.hash32(prefix + rest, seed))
+        expect(murmurRest(prefixOf(prefix, seed), prepareRest(rest))).toBe(murmurHash3.x86.hash32(prefix + rest, seed))
       }),
       { numRuns: 2000 }
     )
