@@ -440,16 +440,19 @@ async function inParallel<T> (items: T[], width: number, work: (item: T) => Prom
   }))
 }
 
-/** The query of user `i`: a userId and an age, as a browser app sends them. */
-const userQuery = (i: number) => `userId=user-${i % USERS}&age=${i % 90}`
+/** The query of user `i` (of USERS, in turn): a userId and that user's age, as a browser app sends them on every poll. */
+const userQuery = (i: number) => `userId=user-${i % USERS}&age=${(i % USERS) % 90}`
+/** A query no request sent before: a user never seen, for the rows where nothing kept can answer. */
+const newUserQuery = (run: string, i: number) => `userId=new-${run}-${i}&age=${i % 90}`
 
 /**
  * The frontend API as browser apps call it, and OFREP's bulk evaluation as OpenFeature web
  * providers do: `count` flags of the realistic mix switched on in one project, a frontend token
  * for it, 50 connections. Polls of one user sending the ETag they hold (304); polls of 10,000
- * different users, in turn (each answered in full; the first of each user's polls evaluated,
- * later ones served from the answers kept per context, as a browser's next poll is); OFREP bulk
- * for 10,000 other users. Unleash's paths are the
+ * different users, in turn, each with the same context on every poll (each answered in full; the
+ * first of each user's polls evaluated, later ones served from the answers kept per context, as
+ * a browser's next poll is); requests that each come from a user never seen (nothing kept can
+ * answer: every one evaluated); OFREP bulk likewise, for other users. Unleash's paths are the
  * same, so the same function drives an Unleash server (in its default project, without OFREP).
  * Returns the rows and the one-user answer (the static floor serves it).
  */
@@ -496,16 +499,16 @@ async function frontendScenarios (server: Target, count: number, options: { pid?
   await load(web, 'warm-up', connections, (i) => ({ method: 'GET', path: `/api/frontend?userId=warm-${i}&age=${i % 90}` }), pid, [200], WARM_UP_SECONDS)
   const rows = [
     await load({ base: server.base, headers: { authorization: secret, ...(etag && { 'if-none-match': etag }) } }, `${label}GET /api/frontend, one user, If-None-Match (${etag ? '304' : 'no ETag: 200'}), ${count} flags`, connections, () => users(1), pid, [200, 304]),
-    await load(web, `${label}GET /api/frontend, ${USERS} users (${on} of ${count} on, ${Math.round(body.length / 1024)} kB), ${count} flags`, connections, users, pid),
+    await load(web, `${label}GET /api/frontend, ${USERS} users polling in turn (${on} of ${count} on, ${Math.round(body.length / 1024)} kB), ${count} flags`, connections, users, pid),
+    await load(web, `${label}GET /api/frontend, every request a new user, ${count} flags`, connections, (i) => ({ method: 'GET', path: `/api/frontend?${newUserQuery(run, i)}` }), pid),
   ]
   if (ofrep) {
     const bulk = { base: server.base, headers: { authorization: secret, 'content-type': 'application/json' } }
-    rows.push(await load(bulk, `${label}POST /ofrep/v1/evaluate/flags, ${USERS} users, ${count} flags`, connections, (i) => ({
-      method: 'POST',
-      path: '/ofrep/v1/evaluate/flags',
-      // Users of their own: none of the frontend rows' answers is kept for them.
-      body: JSON.stringify({ context: { targetingKey: `ofrep-user-${i % USERS}`, age: i % 90 } }),
-    }), pid))
+    const ofrepLoad = (scenario: string, context: (i: number) => object) =>
+      load(bulk, `${label}POST /ofrep/v1/evaluate/flags, ${scenario}, ${count} flags`, connections, (i) => ({ method: 'POST', path: '/ofrep/v1/evaluate/flags', body: JSON.stringify({ context: context(i) }) }), pid)
+    // Users of their own: none of the frontend rows' answers is kept for them.
+    rows.push(await ofrepLoad(`${USERS} users polling in turn`, (i) => ({ targetingKey: `ofrep-user-${i % USERS}`, age: (i % USERS) % 90 })))
+    rows.push(await ofrepLoad('every request a new user', (i) => ({ targetingKey: `ofrep-new-${run}-${i}`, age: i % 90 })))
   }
   await inParallel(names, 8, async (name) => { await call(server, 'DELETE', `${features}/${name}`) })
   return { rows, body }
