@@ -2,7 +2,7 @@ import { createHash, hash } from 'node:crypto'
 import { LRUCache } from 'lru-cache'
 import {
   type CompiledFeature,
-  compileFeatures,
+  compileState,
   Evaluation,
   type EvaluationContext,
   type EvaluatorState,
@@ -75,6 +75,8 @@ export class Engine {
   readonly #byName: Map<string, number>
   readonly #static: (Outcome | undefined)[]
   readonly #wide: boolean
+  /** Memo slots of an evaluation (constraints several strategies share). */
+  readonly #memoSlots: number
   readonly #evaluators: ((e: Evaluation) => Outcome)[]
   readonly frontend: Layout
   readonly ofrep: Layout
@@ -82,7 +84,9 @@ export class Engine {
   readonly #ofrepOne: (Buffer | undefined)[][]
 
   constructor (state: EvaluatorState) {
-    this.features = compileFeatures(state)
+    const compiled = compileState(state)
+    this.features = compiled.features
+    this.#memoSlots = compiled.memoSlots
     this.#byName = new Map(this.features.map((f, i) => [f.name, i]))
     this.#static = this.features.map(staticOutcome)
     this.dynamic = this.features.flatMap((_, i) => (this.#static[i] === undefined ? [i] : []))
@@ -142,7 +146,7 @@ export class Engine {
   /** The features evaluated per request, for this context. */
   evaluate (context: EvaluationContext): Outcomes {
     const values = this.#wide ? new Uint32Array(this.dynamic.length) : new Uint16Array(this.dynamic.length)
-    const e = new Evaluation(context)
+    const e = new Evaluation(context, this.#memoSlots)
     const evaluators = this.#evaluators
     for (let d = 0; d < evaluators.length; d++) values[d] = evaluators[d]!(e)
     return { values, cacheable: !e.drew }
@@ -206,7 +210,7 @@ export class Engine {
   ofrepFlag (name: string, context: EvaluationContext): Buffer | undefined {
     const i = this.#byName.get(name)
     if (i === undefined) return undefined
-    const outcome = this.#static[i] ?? this.features[i]!.outcome(new Evaluation(context))
+    const outcome = this.#static[i] ?? this.features[i]!.outcome(new Evaluation(context, this.#memoSlots))
     const kept = this.#ofrepOne[i]!
     return (kept[outcome] ??= Buffer.from(ofrepJson(this.features[i]!, outcome)))
   }

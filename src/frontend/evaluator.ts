@@ -53,7 +53,12 @@ export class Evaluation {
   #restOf: string | undefined
   #rest: Rest | undefined
 
-  constructor (readonly context: EvaluationContext) {}
+  /** Results of the constraints several strategies share, for this request: 0 not yet, 1 holds, 2 does not. */
+  readonly memo: Uint8Array | undefined
+
+  constructor (readonly context: EvaluationContext, memoSlots = 0) {
+    this.memo = memoSlots > 0 ? new Uint8Array(memoSlots) : undefined
+  }
 
   /** An id prepared for hashing after groups: prepared once, as every rollout of a request hashes the same id. */
   rest (id: string): Rest {
@@ -221,8 +226,54 @@ function compileConstraint (c: RawConstraint): Test {
   return test
 }
 
+/** What makes two constraints the same test. */
+const constraintKey = (c: RawConstraint) => JSON.stringify([c.contextName, c.operator, c.values ?? null, c.value ?? null, Boolean(c.inverted), Boolean(c.caseInsensitive)])
+
+/**
+ * Constraints compiled once per state: a constraint that several strategies have (the same
+ * segment, the same rule on several flags) is one test, and its result is kept for the rest of
+ * the request in the evaluation's memo (a constraint reads only the context, and the clock read
+ * once per request). One that appears once is not memoised (nothing to gain).
+ */
+class ConstraintTests {
+  readonly #uses = new Map<string, number>()
+  readonly #tests = new Map<string, Test>()
+  /** Slots of the per-request memo. */
+  slots = 0
+
+  count (c: RawConstraint) {
+    const key = constraintKey(c)
+    this.#uses.set(key, (this.#uses.get(key) ?? 0) + 1)
+  }
+
+  test (c: RawConstraint): Test {
+    const key = constraintKey(c)
+    let test = this.#tests.get(key)
+    if (test === undefined) {
+      const inner = compileConstraint(c)
+      if ((this.#uses.get(key) ?? 0) < 2 || inner === never || inner === always) {
+        test = inner
+      } else {
+        const slot = this.slots++
+        test = (e) => {
+          const memo = e.memo
+          if (memo === undefined) return inner(e)
+          const kept = memo[slot]
+          if (kept !== 0) return kept === 1
+          const holds = inner(e)
+          memo[slot] = holds ? 1 : 2
+          return holds
+        }
+      }
+      this.#tests.set(key, test)
+    }
+    return test
+  }
+}
+
 /** All of a strategy's constraints, then those of its segments, in order; a missing segment fails. */
-function compileConstraints (constraints: readonly RawConstraint[], segments: readonly (readonly RawConstraint[] | undefined)[]): Test {
+function compileConstraints (shared: ConstraintTests, constraints: readonly RawConstraint[], segments: readonly (readonly RawConstraint[] | undefined)[]): Test {
+  const compileConstraint = (c: RawConstraint) => shared.test(c)
   const tests: Test[] = []
   for (const c of constraints) tests.push(compileConstraint(c))
   for (const segment of segments) {
@@ -415,8 +466,18 @@ export interface EvaluatorState {
 }
 
 /** Compiles every feature of a state; features keep the state's order. */
-export function compileFeatures (state: EvaluatorState): CompiledFeature[] {
+export const compileFeatures = (state: EvaluatorState): CompiledFeature[] => compileState(state).features
+
+/** Compiles every feature of a state, and says how many memo slots an evaluation of it uses. */
+export function compileState (state: EvaluatorState): { features: CompiledFeature[]; memoSlots: number } {
   const segments = new Map(state.segments.map((s) => [s.id, s.constraints as RawConstraint[]]))
+  const shared = new ConstraintTests()
+  for (const feature of state.features) {
+    for (const s of feature.strategies) {
+      for (const c of s.constraints as RawConstraint[]) shared.count(c)
+      for (const id of s.segments ?? []) for (const c of segments.get(id) ?? []) shared.count(c)
+    }
+  }
   const byName = new Map<string, CompiledFeature>()
   const definitions = new Map(state.features.map((f) => [f.name, f]))
   const compiled = state.features.map((feature) => {
@@ -432,7 +493,7 @@ export function compileFeatures (state: EvaluatorState): CompiledFeature[] {
         for (const v of variants) choices.push({ name: v.name, payload: v.payload, fromStrategy: true })
         select = compileSelect(`${s.parameters.groupId}`, variants[0]!.stickiness || s.parameters.stickiness, variants)
       }
-      const constraints = compileConstraints(s.constraints as RawConstraint[], (s.segments ?? []).map((id) => segments.get(id)))
+      const constraints = compileConstraints(shared, s.constraints as RawConstraint[], (s.segments ?? []).map((id) => segments.get(id)))
       strategies.push({ constraints, rule, select, base })
     }
     const featureBase = choices.length
@@ -495,7 +556,7 @@ export function compileFeatures (state: EvaluatorState): CompiledFeature[] {
     byName.set(feature.name, result)
     return result
   })
-  return compiled
+  return { features: compiled, memoSlots: shared.slots }
 }
 
 /** The variant name an outcome answers ('disabled' when there is none, as the SDK's). */
