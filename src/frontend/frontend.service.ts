@@ -33,8 +33,15 @@ export class Engines {
     private readonly max: number
   ) {}
 
+  /** The key of a token's scope, made once per token object (a cached token is the same object on every request). */
+  readonly #keys = new WeakMap<TokenScope, string>()
+
   async for (token: TokenScope): Promise<Engine> {
-    const key = JSON.stringify([token.environments[0], token.projects])
+    let key = this.#keys.get(token)
+    if (key === undefined) {
+      key = JSON.stringify([token.environments[0], token.projects])
+      this.#keys.set(token, key)
+    }
     const version = await this.state.version()
     const entry = this.#entries.get(key)
     this.#entries.delete(key)

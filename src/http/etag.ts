@@ -34,6 +34,8 @@ export function ifMatchHolds (header: string, etag: string): boolean {
 
 /** If-None-Match: `*`, or one of the listed tags equals `etag` by weak comparison: answer 304. */
 export function notModified (header: string, etag: string): boolean {
+  // The common case, a client sending back the tag it was given: no parsing.
+  if (header === etag) return parse(etag) !== undefined
   const tags = tagsOf(header)
   const current = parse(etag)
   if (tags === '*') return true
