@@ -36,8 +36,6 @@ interface Layout {
   first: Uint32Array
   /** A feature's fragment for an outcome (after a comma; empty when left out), then the fixed features up to the next per-request feature when they are few. */
   pieces: Uint8Array[]
-  /** The bytes each piece adds to an answer: its own and, when not in it, the fixed features after it. */
-  sizes: Uint32Array
   /** after[d]: the fixed features after per-request feature d when not in its pieces (else empty). */
   after: Uint8Array[]
   /** sha256 of everything the answer's bytes depend on besides the outcomes, then room for the outcomes (the ETag's input). */
@@ -115,7 +113,6 @@ export class Engine {
     runs.push(run.join(''))
     const first = new Uint32Array(this.dynamic.length)
     const texts: Buffer[] = []
-    const sizes: number[] = []
     const after: Uint8Array[] = []
     for (let d = 0; d < this.dynamic.length; d++) {
       const feature = this.features[this.dynamic[d]!]!
@@ -125,22 +122,19 @@ export class Engine {
       first[d] = texts.length
       for (let outcome = 0; outcome < feature.choices.length + 2; outcome++) {
         const text = json(feature, outcome)
-        const bytes = Buffer.from(`${text === undefined ? '' : `,${text}`}${merged ? runs[d + 1] : ''}`)
-        texts.push(bytes)
-        sizes.push(bytes.length + (merged ? 0 : next.length))
+        texts.push(Buffer.from(`${text === undefined ? '' : `,${text}`}${merged ? runs[d + 1] : ''}`))
       }
     }
-    const slab = Buffer.allocUnsafeSlow(texts.reduce((sum, t) => sum + t.length, 0))
+    const slab = Buffer.concat(texts)
     let at = 0
     const pieces = texts.map((t) => {
-      t.copy(slab, at)
       at += t.length
       return new Uint8Array(slab.buffer, slab.byteOffset + at - t.length, t.length)
     })
     const digest = createHash('sha256').update(fingerprint).digest()
     const tagInput = Buffer.alloc(digest.length + this.dynamic.length * (this.#wide ? 4 : 2))
     digest.copy(tagInput)
-    return { head: view(Buffer.from(head)), lead: view(Buffer.from(runs[0]!)), tail: view(Buffer.from(tail)), first, pieces, sizes: Uint32Array.from(sizes), after, tagInput }
+    return { head: view(Buffer.from(head)), lead: view(Buffer.from(runs[0]!)), tail: view(Buffer.from(tail)), first, pieces, after, tagInput }
   }
 
   /** The features evaluated per request, for this context. */
@@ -159,10 +153,10 @@ export class Engine {
    * byte covers the first comma (the answer then starts at 1).
    */
   body (layout: Layout, outcomes: Outcomes['values'], take: (length: number) => Buffer = Buffer.allocUnsafe): { buffer: Buffer; start: number; end: number } {
-    const { head, lead, tail, first, pieces, sizes, after } = layout
+    const { head, lead, tail, first, pieces, after } = layout
     const n = outcomes.length
     let length = head.length + lead.length + tail.length
-    for (let d = 0; d < n; d++) length += sizes[first[d]! + outcomes[d]!]!
+    for (let d = 0; d < n; d++) length += pieces[first[d]! + outcomes[d]!]!.length + after[d]!.length
     const buffer = take(length)
     const out = new Uint8Array(buffer.buffer, buffer.byteOffset, length)
     let at = head.length

@@ -273,15 +273,14 @@ class ConstraintTests {
 
 /** All of a strategy's constraints, then those of its segments, in order; a missing segment fails. */
 function compileConstraints (shared: ConstraintTests, constraints: readonly RawConstraint[], segments: readonly (readonly RawConstraint[] | undefined)[]): Test {
-  const compileConstraint = (c: RawConstraint) => shared.test(c)
   const tests: Test[] = []
-  for (const c of constraints) tests.push(compileConstraint(c))
+  for (const c of constraints) tests.push(shared.test(c))
   for (const segment of segments) {
     if (segment === undefined) {
       tests.push(never)
       break
     }
-    for (const c of segment) tests.push(compileConstraint(c))
+    for (const c of segment) tests.push(shared.test(c))
   }
   if (tests.length === 0) return always
   if (tests.length === 1) return tests[0]!
