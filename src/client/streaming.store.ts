@@ -67,29 +67,23 @@ export async function revisionBelow (q: Queryable, watermark: bigint): Promise<b
   return row === undefined ? 1n : BigInt(row.xact_id) + 1n
 }
 
-/** Whether `revision` is one this database has given out: one more than an event's transaction id. */
-export async function isRevision (q: Queryable, revision: bigint): Promise<boolean> {
+/** Whether an event clients care about has a transaction id `op` `xactId`. */
+async function anyClientEvent (q: Queryable, op: '=' | '>=', xactId: bigint): Promise<boolean> {
   const row = await q
     .selectFrom('events')
     .select('id')
-    .where('xact_id', '=', (revision - 1n).toString())
+    .where('xact_id', op, xactId.toString())
     .where(forClients)
     .limit(1)
     .executeTakeFirst()
   return row !== undefined
 }
 
+/** Whether `revision` is one this database has given out: one more than an event's transaction id. */
+export const isRevision = (q: Queryable, revision: bigint): Promise<boolean> => anyClientEvent(q, '=', revision - 1n)
+
 /** Whether an event clients care about is visible at or above `watermark` (committed, held back by an older transaction still running). */
-export async function anyEventFrom (q: Queryable, watermark: bigint): Promise<boolean> {
-  const row = await q
-    .selectFrom('events')
-    .select('id')
-    .where('xact_id', '>=', watermark.toString())
-    .where(forClients)
-    .limit(1)
-    .executeTakeFirst()
-  return row !== undefined
-}
+export const anyEventFrom = (q: Queryable, watermark: bigint): Promise<boolean> => anyClientEvent(q, '>=', watermark)
 
 export interface ChangeRow {
   xact_id: string
