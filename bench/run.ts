@@ -203,7 +203,9 @@ async function load (
   next: (i: number) => { path: string; method: 'PATCH' | 'POST' | 'GET'; body?: string },
   pid?: number,
   expected: number[] = [200, 201],
-  seconds = SECONDS
+  seconds = SECONDS,
+  /** Instead of `seconds`: this many requests. */
+  amount?: number
 ): Promise<Row> {
   let counter = 0
   let peakRss = 0
@@ -212,7 +214,7 @@ async function load (
   const result = await autocannon({
     url: target.base,
     connections,
-    duration: seconds,
+    ...(amount === undefined ? { duration: seconds } : { amount }),
     requests: [
       {
         setupRequest: (req) => {
@@ -450,10 +452,10 @@ const newUserQuery = (run: string, i: number) => `userId=new-${run}-${i}&age=${i
  * The frontend API as browser apps call it, and OFREP's bulk evaluation as OpenFeature web
  * providers do: `count` flags of the realistic mix switched on in one project, a frontend token
  * for it, 50 connections. Polls of one user sending the ETag they hold (304); polls of 10,000
- * different users, in turn, each with the same context on every poll (each answered in full; the
- * first of each user's polls evaluated, later ones served from the answers kept per context, as
- * a browser's next poll is); requests that each come from a user never seen (nothing kept can
- * answer: every one evaluated); OFREP bulk likewise, for other users. Unleash's paths are the
+ * different users, in turn, each with the same context on every poll, each user having polled
+ * twice before, unmeasured (each answered in full, from the answers kept per context, as a
+ * browser's polls are after its first two); requests that each come from a user never seen
+ * (nothing kept can answer: every one evaluated); OFREP bulk likewise, for other users. Unleash's paths are the
  * same, so the same function drives an Unleash server (in its default project, without OFREP).
  * Returns the rows and the one-user answer (the static floor serves it).
  */
@@ -498,17 +500,26 @@ async function frontendScenarios (server: Target, count: number, options: { pid?
   // Unmeasured first, so that no row pays for just-in-time compilation; with other users, so
   // that the measured rows find none of theirs kept.
   await load(web, 'warm-up', connections, (i) => ({ method: 'GET', path: `/api/frontend?userId=warm-${i}&age=${i % 90}` }), pid, [200], WARM_UP_SECONDS)
+  // The polling users' first two polls, unmeasured: the row measures polls of users who have
+  // polled before, as a browser's polls are after its first minute (an answer is kept from a
+  // context's second request on; the never-seen row measures first requests).
+  const polledBefore = (target: Target, next: (i: number) => { path: string; method: 'GET' | 'POST'; body?: string }) =>
+    load(target, 'first polls', connections, next, undefined, [200], SECONDS, 2 * USERS)
+  await polledBefore(web, users)
   const rows = [
     await load({ base: server.base, headers: { authorization: secret, ...(etag && { 'if-none-match': etag }) } }, `${label}GET /api/frontend, one user, If-None-Match (${etag ? '304' : 'no ETag: 200'}), ${count} flags`, connections, () => users(1), pid, [200, 304]),
-    await load(web, `${label}GET /api/frontend, ${USERS} users polling in turn (${on} of ${count} on, ${Math.round(body.length / 1024)} kB), ${count} flags`, connections, users, pid),
+    await load(web, `${label}GET /api/frontend, ${USERS} users polling in turn, each polled before (${on} of ${count} on, ${Math.round(body.length / 1024)} kB), ${count} flags`, connections, users, pid),
     await load(web, `${label}GET /api/frontend, every request a new user, ${count} flags`, connections, (i) => ({ method: 'GET', path: `/api/frontend?${newUserQuery(run, i)}` }), pid),
   ]
   if (ofrep) {
     const bulk = { base: server.base, headers: { authorization: secret, 'content-type': 'application/json' } }
+    const ofrepRequest = (context: (i: number) => object) => (i: number) => ({ method: 'POST' as const, path: '/ofrep/v1/evaluate/flags', body: JSON.stringify({ context: context(i) }) })
     const ofrepLoad = (scenario: string, context: (i: number) => object) =>
-      load(bulk, `${label}POST /ofrep/v1/evaluate/flags, ${scenario}, ${count} flags`, connections, (i) => ({ method: 'POST', path: '/ofrep/v1/evaluate/flags', body: JSON.stringify({ context: context(i) }) }), pid)
+      load(bulk, `${label}POST /ofrep/v1/evaluate/flags, ${scenario}, ${count} flags`, connections, ofrepRequest(context), pid)
     // Users of their own: none of the frontend rows' answers is kept for them.
-    rows.push(await ofrepLoad(`${USERS} users polling in turn`, (i) => ({ targetingKey: `ofrep-user-${i % USERS}`, age: (i % USERS) % 90 })))
+    const ofrepUser = (i: number) => ({ targetingKey: `ofrep-user-${i % USERS}`, age: (i % USERS) % 90 })
+    await polledBefore(bulk, ofrepRequest(ofrepUser))
+    rows.push(await ofrepLoad(`${USERS} users polling in turn, each polled before`, ofrepUser))
     rows.push(await ofrepLoad('every request a new user', (i) => ({ targetingKey: `ofrep-new-${run}-${i}`, age: i % 90 })))
   }
   await inParallel(names, 8, async (name) => { await call(server, 'DELETE', `${features}/${name}`) })

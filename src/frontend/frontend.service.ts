@@ -79,8 +79,21 @@ export class Engines {
   }
 }
 
-/** The context the engine reads: what the SDK embedded in Unleash's frontend API fills in, then the request's. */
-const evaluationContext = (context: FrontendContext): EvaluationContext => ({ ...STATIC_CONTEXT, ...context })
+/**
+ * The context the engine reads: what the SDK embedded in Unleash's frontend API fills in, then
+ * the request's. Always the same fields in the same order (those absent undefined, which
+ * JSON.stringify leaves out of the kept answers' key): the evaluator's reads of a field see one
+ * shape of object, and two requests that give the same fields in another order share a key.
+ */
+const evaluationContext = (context: FrontendContext): EvaluationContext => ({
+  appName: context.appName ?? STATIC_CONTEXT.appName,
+  environment: context.environment ?? STATIC_CONTEXT.environment,
+  userId: context.userId,
+  sessionId: context.sessionId,
+  remoteAddress: context.remoteAddress,
+  currentTime: context.currentTime,
+  properties: context.properties,
+})
 
 /** An answer: its ETag at once, its bytes only when they are sent. */
 export interface Answer {

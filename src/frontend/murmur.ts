@@ -183,7 +183,7 @@ export const rolloutGroup = (groupId: string) => prefixOf(`${groupId}:`, 0)
 export const variantGroup = (groupId: string) => prefixOf(`${groupId}:`, VARIANT_SEED)
 
 /** MurmurHash3's final mix (fmix32), as an unsigned 32-bit number. */
-function finish (h: number): number {
+export function finish (h: number): number {
   h ^= h >>> 16
   h = Math.imul(h, 0x85ebca6b)
   h ^= h >>> 13

@@ -10,7 +10,7 @@ import type { ClientFeature } from '../../src/client/client.schemas.js'
 import { frontendContext, ofrepContext } from '../../src/frontend/context.js'
 import { compileFeatures, Evaluation, OFF, staticOutcome, type VariantAnswer, variantAnswer } from '../../src/frontend/evaluator.js'
 import { AnswerBuffers } from '../../src/frontend/buffers.js'
-import { Engine } from '../../src/frontend/engine.js'
+import { AnswerCache, Engine } from '../../src/frontend/engine.js'
 import { murmur32, murmurAfter, murmurRest, prefixOf, prepareRest } from '../../src/frontend/murmur.js'
 import { ofrepResult } from '../../src/frontend/ofrep.js'
 
@@ -192,4 +192,64 @@ describe('Engine: an answer assembled from pieces is the JSON of its toggles and
       { numRuns: 500 }
     )
   }, 30_000)
+})
+
+describe('AnswerCache: which answers are kept', () => {
+  const rollout = (name: string, stickiness = 'default') => ({
+    name,
+    type: 'release',
+    project: 'p',
+    enabled: true,
+    stale: false,
+    impressionData: false,
+    strategies: [{ name: 'flexibleRollout', parameters: { rollout: '50', stickiness, groupId: name }, constraints: [], variants: [], segments: [] }],
+    variants: [],
+    dependencies: [],
+  }) as unknown as ClientFeature
+  const context = (userId?: string) => ({ appName: 'frontend-api', environment: 'default', userId, properties: {} })
+
+  it('keeps a context\'s answer from its second request on, and serves it from the third', () => {
+    const engine = new Engine({ features: [rollout('a'), rollout('b')], segments: [] })
+    const cache = new AnswerCache()
+    const first = cache.outcomes(engine, context('u1'))
+    expect(cache.size).toBe(0)
+    const second = cache.outcomes(engine, context('u1'))
+    expect(cache.size).toBe(1)
+    expect(second).not.toBe(first)
+    expect([...second.outcomes]).toEqual([...first.outcomes])
+    expect(cache.outcomes(engine, context('u1'))).toBe(second)
+    // Another context seen once does not push it out, nor is it kept.
+    for (let i = 0; i < 100; i++) cache.outcomes(engine, context(`once-${i}`))
+    expect(cache.size).toBe(1)
+    expect(cache.outcomes(engine, context('u1'))).toBe(second)
+    // Each engine has its own answers: the same context under another engine starts again.
+    const other = new Engine({ features: [rollout('a'), rollout('b')], segments: [] })
+    cache.outcomes(other, context('u1'))
+    expect(cache.size).toBe(1)
+    cache.clear()
+    cache.outcomes(engine, context('u1'))
+    expect(cache.size).toBe(0)
+  })
+
+  it('never keeps an answer that drew a random number, however often its context comes', () => {
+    const engine = new Engine({ features: [rollout('r', 'random')], segments: [] })
+    const cache = new AnswerCache()
+    for (let i = 0; i < 5; i++) cache.outcomes(engine, context('u1'))
+    expect(cache.size).toBe(0)
+  })
+
+  it('keeps at most its bound of answers, the least recently used going first', () => {
+    const engine = new Engine({ features: [rollout('a')], segments: [] })
+    const cache = new AnswerCache(3)
+    const twice = (userId: string) => {
+      cache.outcomes(engine, context(userId))
+      return cache.outcomes(engine, context(userId))
+    }
+    const kept = ['u1', 'u2', 'u3'].map(twice)
+    expect(cache.outcomes(engine, context('u1'))).toBe(kept[0])
+    twice('u4')
+    expect(cache.size).toBe(3)
+    expect(cache.outcomes(engine, context('u1'))).toBe(kept[0])
+    expect(cache.outcomes(engine, context('u2'))).not.toBe(kept[1])
+  })
 })
