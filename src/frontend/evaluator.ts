@@ -536,8 +536,14 @@ export function compileState (state: EvaluatorState): { features: CompiledFeatur
       }
       // One strategy and no feature variants (most features): its tests, without the general loop.
       const only = strategies.length === 1 && !noStrategies && featureSelect === undefined ? strategies[0]! : undefined
+      // Several strategies, none with variants, and no feature variants: on when one matches.
+      const plain = strategies.length > 1 && featureSelect === undefined && strategies.every((s) => s.select === undefined)
       let direct = evaluate
-      if (only !== undefined) {
+      if (plain) {
+        const tests = strategies.map(({ constraints, rule }) => (constraints === always ? rule : (e: Evaluation) => constraints(e) && rule(e)))
+        const [first, second] = tests as [Test, Test]
+        direct = tests.length === 2 ? (e) => (first(e) || second(e) ? ON : OFF) : (e) => (tests.some((t) => t(e)) ? ON : OFF)
+      } else if (only !== undefined) {
         const { constraints, rule, select, base } = only
         if (select === undefined) {
           direct = constraints === always ? (e) => (rule(e) ? ON : OFF) : (e) => (constraints(e) && rule(e) ? ON : OFF)

@@ -36,6 +36,15 @@ class LazyChild {
 }
 
 /**
+ * The routes SDKs call with their tokens (the client API, the frontend API, OFREP). Every SDK
+ * instance and every browser tab polls them (a tab every 15 s by default), so a line at info for
+ * each answered call would be most of the log: 5,000 polls a second are 430 million lines a day.
+ * Their answered calls are logged at debug; their refusals and failures, like every other
+ * route's requests, at info.
+ */
+const SDK_ACCESS = new Set<string | undefined>(['client', 'frontend'])
+
+/**
  * One log line per request (request id, method, url, status, time) instead of Fastify's two,
  * and the request id echoed in `x-request-id` on every response, so that a client can quote
  * it and find the line (the error id of a refusal is in the same request's log).
@@ -49,16 +58,15 @@ export const requestLogPlugin = fp(
       done()
     })
     app.addHook('onResponse', (request, reply, done) => {
-      app.log.info(
-        {
-          reqId: request.id,
-          method: request.method,
-          url: request.url,
-          statusCode: reply.statusCode,
-          responseTime: Math.round(reply.elapsedTime * 100) / 100,
-        },
-        'request completed'
-      )
+      const line = {
+        reqId: request.id,
+        method: request.method,
+        url: request.url,
+        statusCode: reply.statusCode,
+        responseTime: Math.round(reply.elapsedTime * 100) / 100,
+      }
+      if (reply.statusCode < 400 && SDK_ACCESS.has(request.routeOptions.config.access)) app.log.debug(line, 'request completed')
+      else app.log.info(line, 'request completed')
       done()
     })
   },

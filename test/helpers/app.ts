@@ -90,7 +90,7 @@ export async function createFeature (app: App, project = 'default', name = uniqu
 /** Creates a token through the API and returns its secret. */
 export async function createToken (
   app: App,
-  scope: { projects?: string[]; environments?: string[] },
+  scope: { projects?: string[]; environments?: string[]; type?: 'client' | 'frontend' | 'admin'; environment?: string },
   tokenName = uniqueName('token')
 ) {
   const res = await app.inject({

@@ -8,6 +8,7 @@ import {
   auth,
   useTestApp,
   createFeature,
+  createToken,
   expectProblem,
   json,
   testConfig,
@@ -117,6 +118,40 @@ describe('logging', () => {
       const line = lines.find((l) => l.errorId === errorId)
       expect(line).toMatchObject({ reqId: 'req-42', errorName: 'AuthenticationRequired' })
       expect(lines.filter((l) => l.reqId === 'req-42').map((l) => l.msg)).toEqual(['request refused', 'request completed'])
+    } finally {
+      await app.close()
+      await database.db.destroy()
+    }
+  })
+})
+
+describe('the request log of SDK calls', () => {
+  it('logs an SDK\'s answered call at debug, its refusal and every admin request at info', async () => {
+    const lines: Record<string, unknown>[] = []
+    const sink = new Writable({
+      write (chunk, _enc, done) {
+        for (const line of String(chunk).trim().split('\n')) lines.push(JSON.parse(line))
+        done()
+      },
+    })
+    const config = testConfig(t.databaseUrl)
+    const database = await createDatabase(config)
+    const app = await buildApp(config, { database }, pino({ level: 'debug' }, sink))
+    try {
+      const frontend = await createToken(app, { type: 'frontend', environment: 'development' })
+      const client = await createToken(app, { type: 'client', environment: 'development' })
+      const calls = [
+        { id: 'poll', url: '/api/frontend?userId=u1', headers: { authorization: frontend }, status: 200 },
+        { id: 'features', url: '/api/client/features', headers: { authorization: client }, status: 200 },
+        { id: 'refused', url: '/api/frontend', headers: { authorization: 'default:development.nope' }, status: 401 },
+        { id: 'admin', url: '/api/admin/projects', headers: auth(), status: 200 },
+      ]
+      for (const call of calls) {
+        const res = await app.inject({ method: 'GET', url: call.url, headers: { ...call.headers, 'x-request-id': call.id } })
+        expect(res.statusCode, call.id).toBe(call.status)
+      }
+      const level = (id: string) => lines.find((l) => l.reqId === id && l.msg === 'request completed')?.level
+      expect(calls.map((c) => [c.id, level(c.id)])).toEqual([['poll', 20], ['features', 20], ['refused', 30], ['admin', 30]])
     } finally {
       await app.close()
       await database.db.destroy()
