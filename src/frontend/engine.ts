@@ -23,21 +23,29 @@ export interface Outcomes {
 
 /**
  * Where an answer's bytes come from: the fixed bytes before the first feature evaluated per
- * request, then for each such feature its piece for the outcome (and the fixed bytes after it
- * when they are not in the piece); every piece and run of fixed bytes starts with a comma unless
- * empty. The pieces of every outcome are serialised when the engine is built, into one buffer in
- * answer order: assembling an answer is a walk forward through it.
+ * request, then for each unit (one such feature, or two in a row) its piece for their outcomes
+ * (and the fixed bytes after it when they are not in the piece); every piece and run of fixed
+ * bytes starts with a comma unless empty. The pieces of every outcome are serialised when the
+ * engine is built, into one buffer in answer order: assembling an answer is a walk forward
+ * through it.
  */
 interface Layout {
   head: Uint8Array
   /** The features answered the same for everyone before the first feature evaluated per request, each after a comma. */
   lead: Uint8Array
   tail: Uint8Array
-  /** first[d]: the index in `pieces` of per-request feature d's piece for outcome 0 (its other outcomes follow). */
+  /**
+   * Unit u's piece for the outcomes o of the features evaluated per request is
+   * pieces[first[u] + o[a[u]] * times[u] + o[b[u]]]: for one feature, b[u] = a[u] and times[u]
+   * = 0; for two in a row, b[u] = a[u] + 1 and times[u] the second's number of outcomes.
+   */
   first: Uint32Array
-  /** A feature's fragment for an outcome (after a comma; empty when left out), then the fixed features up to the next per-request feature when they are few. */
+  a: Uint32Array
+  b: Uint32Array
+  times: Uint32Array
+  /** A unit's fragments for its outcomes (each after a comma; empty when left out), each followed by the fixed features up to the next per-request feature when they are few. */
   pieces: Uint8Array[]
-  /** after[d]: the fixed features after per-request feature d when not in its pieces (else empty). */
+  /** after[u]: the fixed features after unit u when not in its pieces (else empty). */
   after: Uint8Array[]
   /** sha256 of everything the answer's bytes depend on besides the outcomes, then room for the outcomes (the ETag's input). */
   tagInput: Buffer
@@ -45,6 +53,12 @@ interface Layout {
 
 /** Fixed bytes up to this long after a per-request feature are copied into each of its pieces (one copy less per answer); longer ones are copied on their own. */
 const MERGE_LIMIT = 512
+/**
+ * Two per-request features in a row with no long run of fixed bytes between them share one
+ * piece per pair of outcomes when they have at most this many pairs (two features of two
+ * outcomes each: on or off): half the copies for such features, for twice their pieces' bytes.
+ */
+const PAIR_LIMIT = 4
 
 /** A plain byte view (TypedArray#set copies from one faster than from a Buffer). */
 const view = (bytes: Buffer) => new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.length)
@@ -112,18 +126,43 @@ export class Engine {
       }
     }
     runs.push(run.join(''))
-    const first = new Uint32Array(this.dynamic.length)
-    const texts: Buffer[] = []
-    const after: Uint8Array[] = []
+    // Each per-request feature's fragment for each outcome, with the fixed run after it when short.
+    const single: Buffer[][] = []
+    const merged: boolean[] = []
+    const runAfter: Uint8Array[] = []
+    const counts = this.dynamic.map((i) => this.features[i]!.choices.length + 2)
     for (let d = 0; d < this.dynamic.length; d++) {
       const feature = this.features[this.dynamic[d]!]!
       const next = Buffer.from(runs[d + 1]!)
-      const merged = next.length <= MERGE_LIMIT
-      after.push(merged ? new Uint8Array(0) : view(next))
-      first[d] = texts.length
-      for (let outcome = 0; outcome < feature.choices.length + 2; outcome++) {
+      merged.push(next.length <= MERGE_LIMIT)
+      runAfter.push(merged[d] ? new Uint8Array(0) : view(next))
+      single.push(Array.from({ length: counts[d]! }, (_, outcome) => {
         const text = json(feature, outcome)
-        texts.push(Buffer.from(`${text === undefined ? '' : `,${text}`}${merged ? runs[d + 1] : ''}`))
+        return Buffer.from(`${text === undefined ? '' : `,${text}`}${merged[d] ? runs[d + 1] : ''}`)
+      }))
+    }
+    const first: number[] = []
+    const a: number[] = []
+    const b: number[] = []
+    const times: number[] = []
+    const after: Uint8Array[] = []
+    const texts: Buffer[] = []
+    for (let d = 0; d < this.dynamic.length;) {
+      const pair = d + 1 < this.dynamic.length && merged[d]! && counts[d]! * counts[d + 1]! <= PAIR_LIMIT
+      first.push(texts.length)
+      a.push(d)
+      if (pair) {
+        for (const one of single[d]!) for (const two of single[d + 1]!) texts.push(Buffer.concat([one, two]))
+        b.push(d + 1)
+        times.push(counts[d + 1]!)
+        after.push(runAfter[d + 1]!)
+        d += 2
+      } else {
+        for (const one of single[d]!) texts.push(one)
+        b.push(d)
+        times.push(0)
+        after.push(runAfter[d]!)
+        d += 1
       }
     }
     const slab = Buffer.concat(texts)
@@ -135,7 +174,18 @@ export class Engine {
     const digest = createHash('sha256').update(fingerprint).digest()
     const tagInput = Buffer.alloc(digest.length + this.dynamic.length * (this.#wide ? 4 : 2))
     digest.copy(tagInput)
-    return { head: view(Buffer.from(head)), lead: view(Buffer.from(runs[0]!)), tail: view(Buffer.from(tail)), first, pieces, after, tagInput }
+    return {
+      head: view(Buffer.from(head)),
+      lead: view(Buffer.from(runs[0]!)),
+      tail: view(Buffer.from(tail)),
+      first: Uint32Array.from(first),
+      a: Uint32Array.from(a),
+      b: Uint32Array.from(b),
+      times: Uint32Array.from(times),
+      pieces,
+      after,
+      tagInput,
+    }
   }
 
   /** The features evaluated per request, for this context. */
@@ -154,20 +204,20 @@ export class Engine {
    * byte covers the first comma (the answer then starts at 1).
    */
   body (layout: Layout, outcomes: Outcomes['values'], take: (length: number) => Buffer = Buffer.allocUnsafe): { buffer: Buffer; start: number; end: number } {
-    const { head, lead, tail, first, pieces, after } = layout
-    const n = outcomes.length
+    const { head, lead, tail, first, a, b, times, pieces, after } = layout
+    const units = first.length
     let length = head.length + lead.length + tail.length
-    for (let d = 0; d < n; d++) length += pieces[first[d]! + outcomes[d]!]!.length + after[d]!.length
+    for (let u = 0; u < units; u++) length += pieces[first[u]! + outcomes[a[u]!]! * times[u]! + outcomes[b[u]!]!]!.length + after[u]!.length
     const buffer = take(length)
     const out = new Uint8Array(buffer.buffer, buffer.byteOffset, length)
     let at = head.length
     out.set(lead, at)
     at += lead.length
-    for (let d = 0; d < n; d++) {
-      const bytes = pieces[first[d]! + outcomes[d]!]!
+    for (let u = 0; u < units; u++) {
+      const bytes = pieces[first[u]! + outcomes[a[u]!]! * times[u]! + outcomes[b[u]!]!]!
       out.set(bytes, at)
       at += bytes.length
-      const rest = after[d]!
+      const rest = after[u]!
       if (rest.length > 0) {
         out.set(rest, at)
         at += rest.length
