@@ -540,13 +540,14 @@ export function compileState (state: EvaluatorState): { features: CompiledFeatur
       const plain = strategies.length > 1 && featureSelect === undefined && strategies.every((s) => s.select === undefined)
       let direct = evaluate
       if (plain) {
-        const tests = strategies.map(({ constraints, rule }) => (constraints === always ? rule : (e: Evaluation) => constraints(e) && rule(e)))
+        const tests = strategies.map(({ constraints, rule }) => (constraints === always ? rule : rule === always ? constraints : (e: Evaluation) => constraints(e) && rule(e)))
         const [first, second] = tests as [Test, Test]
         direct = tests.length === 2 ? (e) => (first(e) || second(e) ? ON : OFF) : (e) => (tests.some((t) => t(e)) ? ON : OFF)
       } else if (only !== undefined) {
         const { constraints, rule, select, base } = only
         if (select === undefined) {
-          direct = constraints === always ? (e) => (rule(e) ? ON : OFF) : (e) => (constraints(e) && rule(e) ? ON : OFF)
+          const test = constraints === always ? rule : rule === always ? constraints : undefined
+          direct = test !== undefined ? (e) => (test(e) ? ON : OFF) : (e) => (constraints(e) && rule(e) ? ON : OFF)
         } else {
           direct = (e) => {
             if (!constraints(e) || !rule(e)) return OFF
