@@ -1,7 +1,7 @@
 import { Writable } from 'node:stream'
 import pino from 'pino'
 import { describe, expect, it } from 'vitest'
-import { buildApp } from '../../src/app.js'
+import { type App, buildApp } from '../../src/app.js'
 import { createDatabase } from '../../src/db/database.js'
 import { freePort } from '../helpers/postgres.js'
 import {
@@ -100,44 +100,39 @@ describe('the common error body', () => {
   })
 })
 
+/** An app of its own whose log lines, at `level`, are collected as parsed objects. */
+async function withLoggedApp (level: string, work: (app: App, lines: Record<string, unknown>[]) => Promise<void>) {
+  const lines: Record<string, unknown>[] = []
+  const sink = new Writable({
+    write (chunk, _enc, done) {
+      for (const line of String(chunk).trim().split('\n')) lines.push(JSON.parse(line))
+      done()
+    },
+  })
+  const config = testConfig(t.databaseUrl)
+  const database = await createDatabase(config)
+  const app = await buildApp(config, { database }, pino({ level }, sink))
+  try {
+    await work(app, lines)
+  } finally {
+    await app.close()
+    await database.db.destroy()
+  }
+}
+
 describe('logging', () => {
   it('writes the error id into the log line of the failed request, with the request id', async () => {
-    const lines: Record<string, unknown>[] = []
-    const sink = new Writable({
-      write (chunk, _enc, done) {
-        for (const line of String(chunk).trim().split('\n')) lines.push(JSON.parse(line))
-        done()
-      },
-    })
-    const config = testConfig(t.databaseUrl)
-    const database = await createDatabase(config)
-    const app = await buildApp(config, { database }, pino({ level: 'info' }, sink))
-    try {
+    await withLoggedApp('info', async (app, lines) => {
       const res = await app.inject({ method: 'GET', url: '/api/admin/projects', headers: { 'x-request-id': 'req-42' } })
       const errorId = json(res).id
       const line = lines.find((l) => l.errorId === errorId)
       expect(line).toMatchObject({ reqId: 'req-42', errorName: 'AuthenticationRequired' })
       expect(lines.filter((l) => l.reqId === 'req-42').map((l) => l.msg)).toEqual(['request refused', 'request completed'])
-    } finally {
-      await app.close()
-      await database.db.destroy()
-    }
-  })
-})
-
-describe('the request log of SDK calls', () => {
-  it('logs an SDK\'s answered call at debug, its refusal and every admin request at info', async () => {
-    const lines: Record<string, unknown>[] = []
-    const sink = new Writable({
-      write (chunk, _enc, done) {
-        for (const line of String(chunk).trim().split('\n')) lines.push(JSON.parse(line))
-        done()
-      },
     })
-    const config = testConfig(t.databaseUrl)
-    const database = await createDatabase(config)
-    const app = await buildApp(config, { database }, pino({ level: 'debug' }, sink))
-    try {
+  })
+
+  it('logs an SDK\'s answered call at debug, its refusal and every admin request at info', async () => {
+    await withLoggedApp('debug', async (app, lines) => {
       const frontend = await createToken(app, { type: 'frontend', environment: 'development' })
       const client = await createToken(app, { type: 'client', environment: 'development' })
       const calls = [
@@ -152,10 +147,7 @@ describe('the request log of SDK calls', () => {
       }
       const level = (id: string) => lines.find((l) => l.reqId === id && l.msg === 'request completed')?.level
       expect(calls.map((c) => [c.id, level(c.id)])).toEqual([['poll', 20], ['features', 20], ['refused', 30], ['admin', 30]])
-    } finally {
-      await app.close()
-      await database.db.destroy()
-    }
+    })
   })
 })
 
