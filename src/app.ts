@@ -16,7 +16,7 @@ import { ChangeFeed } from './events/change-feed.js'
 import { eventsRoutes } from './events/events.routes.js'
 import { frontendRoutes } from './frontend/frontend.routes.js'
 import { Engines } from './frontend/frontend.service.js'
-import { OFREP_FLAG_PATH, ofrepPathError, ofrepRoutes } from './frontend/ofrep.routes.js'
+import { ofrepPathError, ofrepRoutes, targetsOfrepFlag } from './frontend/ofrep.routes.js'
 import { clientErrorHandler, registerErrorHandling, sendError } from './http/error-handler.js'
 import { healthRoutes } from './http/health.routes.js'
 import { methodNotAllowed } from './http/method-not-allowed.js'
@@ -97,7 +97,7 @@ export async function buildApp (config: Config, { database, resolve = systemReso
     logController: new LogController({ disableRequestLogging: true }),
     // Errors the router raises before any route is found (a malformed %-escape in the path).
     frameworkErrors: (error, request, reply) =>
-      request.method === 'POST' && request.url.startsWith(OFREP_FLAG_PATH) ? ofrepPathError(request, reply) : sendError(request, reply, error),
+      request.method === 'POST' && targetsOfrepFlag(request.url) ? ofrepPathError(request, reply) : sendError(request, reply, error),
     clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>()
   app.decorate('draining', false)

@@ -46,6 +46,27 @@ function ofrepError (key: (request: FastifyRequest) => string | undefined) {
 }
 
 /**
+ * Whether a request target the router could not decode names OFREP's single-flag route, read as
+ * the router reads a target: an absolute-form target (`http://host/path`) reduced to its path,
+ * the query and a trailing slash left out, and the path before the key (its last segment)
+ * percent-decoded. The key is what failed to decode; a prefix that does not decode is no route's.
+ */
+export function targetsOfrepFlag (target: string): boolean {
+  const absolute = /^https?:\/\/[^/?#]*/i.exec(target)
+  let path = absolute === null ? target : target.slice(absolute[0].length)
+  if (!path.startsWith('/') || path.includes('#')) return false
+  const query = path.indexOf('?')
+  if (query !== -1) path = path.slice(0, query)
+  if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1)
+  const prefix = path.slice(0, path.lastIndexOf('/') + 1)
+  try {
+    return decodeURI(prefix) === OFREP_FLAG_PATH
+  } catch {
+    return false
+  }
+}
+
+/**
  * A path the router could not decode (a malformed %-escape in the flag key), on OFREP's route:
  * OFREP's 400 PARSE_ERROR as application/json.
  */

@@ -293,6 +293,27 @@ describe('malformed and slow HTTP', () => {
     expect(problemOf(res).name).toBe('BadDataError')
   })
 
+  it('a malformed %-escape in an OFREP flag key is OFREP\'s PARSE_ERROR however the target is written; elsewhere the problem body', async () => {
+    const ofrep = [
+      '/ofrep/v1/evaluate/flags/%E0%A4%A',
+      `http://127.0.0.1:${port}/ofrep/v1/evaluate/flags/%E0%A4%A`,
+      'HTTP://example.com/ofrep/v1/evaluate/flags/%E0%A4%A?x=1',
+      '/ofrep/v1/evaluate/%66lags/%E0%A4%A',
+      '/ofrep/v1/evaluate/flags/%E0%A4%A/',
+    ]
+    for (const target of ofrep) {
+      const res = await rawRequest(port, { method: 'POST', target, body: '{"context":{}}' })
+      expect(res.status, target).toBe(400)
+      expect(res.headers['content-type'], target).toMatch(/^application\/json/)
+      expect(JSON.parse(res.body), target).toMatchObject({ errorCode: 'PARSE_ERROR' })
+    }
+    for (const target of ['/api/admin/projects/%E0%A4%A', '/ofrep/v1/evaluate/flagsx/%E0%A4%A', `http://127.0.0.1:${port}/ofrep/v2/evaluate/flags/%E0%A4%A`]) {
+      const res = await rawRequest(port, { method: 'POST', target, body: '{"context":{}}' })
+      expect(res.status, target).toBe(400)
+      expect(res.headers['content-type'], target).toMatch(/^application\/problem\+json/)
+    }
+  })
+
   it('a client that sends its headers too slowly gets 408 and the connection closed', async () => {
     const slow = await buildTestApp({ REQUEST_TIMEOUT_MS: '1000' })
     try {
