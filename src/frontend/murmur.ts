@@ -5,32 +5,37 @@
  */
 export function murmur32 (key: string, seed: number): number {
   const length = key.length
-  const tail = length & 3
-  const blocks = length - tail
+  const blocks = length - (length & 3)
   let h = seed | 0
   let i = 0
-  for (; i < blocks; i += 4) {
-    let k = (key.charCodeAt(i) & 0xff) | ((key.charCodeAt(i + 1) & 0xff) << 8) | ((key.charCodeAt(i + 2) & 0xff) << 16) | ((key.charCodeAt(i + 3) & 0xff) << 24)
-    k = Math.imul(k, 0xcc9e2d51)
-    k = (k << 15) | (k >>> 17)
-    k = Math.imul(k, 0x1b873593)
-    h ^= k
-    h = (h << 13) | (h >>> 19)
-    h = (Math.imul(h, 5) + 0xe6546b64) | 0
-  }
+  for (; i < blocks; i += 4) h = mixBlock(h, blockAt(key, i))
   let k = 0
-  switch (tail) {
-    case 3: k ^= (key.charCodeAt(i + 2) & 0xff) << 16 // falls through
-    case 2: k ^= (key.charCodeAt(i + 1) & 0xff) << 8 // falls through
-    case 1:
-      k ^= key.charCodeAt(i) & 0xff
-      k = Math.imul(k, 0xcc9e2d51)
-      k = (k << 15) | (k >>> 17)
-      k = Math.imul(k, 0x1b873593)
-      h ^= k
-  }
+  for (let j = i; j < length; j++) k |= byteAt(key, j) << (8 * (j - i))
+  if (length > blocks) h ^= mixK(k)
   return finish(h ^ length)
 }
+
+/** A code unit's low byte: what the SDKs hash of it. */
+const byteAt = (text: string, i: number) => text.charCodeAt(i) & 0xff
+
+/** The 4-byte block at i, little-endian. */
+const blockAt = (text: string, i: number) => byteAt(text, i) | (byteAt(text, i + 1) << 8) | (byteAt(text, i + 2) << 16) | (byteAt(text, i + 3) << 24)
+
+/** A block's own mixing (it does not depend on the hash so far). */
+const mixK = (k: number) => {
+  k = Math.imul(k, 0xcc9e2d51)
+  k = (k << 15) | (k >>> 17)
+  return Math.imul(k, 0x1b873593)
+}
+
+/** The hash after a block already mixed by mixK. */
+const mixH = (h: number, mixed: number) => {
+  h ^= mixed
+  h = (h << 13) | (h >>> 19)
+  return (Math.imul(h, 5) + 0xe6546b64) | 0
+}
+
+const mixBlock = (h: number, k: number) => mixH(h, mixK(k))
 
 /** A rollout's bucket, 1–100: `groupId:id` hashed with seed 0. */
 export const strategyBucket = (id: string, groupId: string) => (murmur32(`${groupId}:${id}`, 0) % 100) + 1
@@ -49,23 +54,12 @@ export interface Prefix {
   length: number
 }
 
-const mixBlock = (h: number, k: number) => {
-  k = Math.imul(k, 0xcc9e2d51)
-  k = (k << 15) | (k >>> 17)
-  k = Math.imul(k, 0x1b873593)
-  h ^= k
-  h = (h << 13) | (h >>> 19)
-  return (Math.imul(h, 5) + 0xe6546b64) | 0
-}
-
 export function prefixOf (prefix: string, seed: number): Prefix {
   let h = seed | 0
   const blocks = prefix.length - (prefix.length & 3)
-  for (let i = 0; i < blocks; i += 4) {
-    h = mixBlock(h, (prefix.charCodeAt(i) & 0xff) | ((prefix.charCodeAt(i + 1) & 0xff) << 8) | ((prefix.charCodeAt(i + 2) & 0xff) << 16) | ((prefix.charCodeAt(i + 3) & 0xff) << 24))
-  }
+  for (let i = 0; i < blocks; i += 4) h = mixBlock(h, blockAt(prefix, i))
   let carry = 0
-  for (let i = blocks; i < prefix.length; i++) carry |= (prefix.charCodeAt(i) & 0xff) << ((i - blocks) * 8)
+  for (let i = blocks; i < prefix.length; i++) carry |= byteAt(prefix, i) << ((i - blocks) * 8)
   return { h, carry, carried: prefix.length - blocks, length: prefix.length }
 }
 
@@ -76,33 +70,18 @@ export function murmurAfter (p: Prefix, rest: string): number {
   let n = p.carried
   const length = rest.length
   let i = 0
-  while (n < 4 && i < length) k |= (rest.charCodeAt(i++) & 0xff) << (8 * n++)
+  while (n < 4 && i < length) k |= byteAt(rest, i++) << (8 * n++)
   if (n === 4) {
     h = mixBlock(h, k)
     const blocks = i + ((length - i) & ~3)
-    for (; i < blocks; i += 4) {
-      h = mixBlock(h, (rest.charCodeAt(i) & 0xff) | ((rest.charCodeAt(i + 1) & 0xff) << 8) | ((rest.charCodeAt(i + 2) & 0xff) << 16) | ((rest.charCodeAt(i + 3) & 0xff) << 24))
-    }
+    for (; i < blocks; i += 4) h = mixBlock(h, blockAt(rest, i))
     k = 0
     n = 0
-    for (; i < length; i++) k |= (rest.charCodeAt(i) & 0xff) << (8 * n++)
+    for (; i < length; i++) k |= byteAt(rest, i) << (8 * n++)
   }
-  if (n > 0) {
-    k = Math.imul(k, 0xcc9e2d51)
-    k = (k << 15) | (k >>> 17)
-    k = Math.imul(k, 0x1b873593)
-    h ^= k
-  }
+  if (n > 0) h ^= mixK(k)
   return finish(h ^ (p.length + length))
 }
-
-const mixK = (k: number) => {
-  k = Math.imul(k, 0xcc9e2d51)
-  k = (k << 15) | (k >>> 17)
-  return Math.imul(k, 0x1b873593)
-}
-
-const byteAt = (text: string, i: number) => text.charCodeAt(i) & 0xff
 
 /**
  * A string prepared to be hashed after many prefixes (one request's stickiness id, hashed after
@@ -135,7 +114,7 @@ export function prepareRest (rest: string): Rest {
     if (length >= need) {
       r.full[a] = 1
       let i = need
-      for (; i + 4 <= length; i += 4) mixed.push(mixK(byteAt(rest, i) | (byteAt(rest, i + 1) << 8) | (byteAt(rest, i + 2) << 16) | (byteAt(rest, i + 3) << 24)))
+      for (; i + 4 <= length; i += 4) mixed.push(mixK(blockAt(rest, i)))
       let tail = 0
       for (let j = i; j < length; j++) tail |= byteAt(rest, j) << (8 * (j - i))
       r.tail[a] = tail
@@ -155,11 +134,7 @@ export function murmurRest (p: Prefix, r: Rest): number {
   if (r.full[a] === 1) {
     h = mixBlock(h, p.carry | r.first[a]!)
     const blocks = r.blocks[a]!
-    for (let j = 0; j < blocks.length; j++) {
-      h ^= blocks[j]!
-      h = (h << 13) | (h >>> 19)
-      h = (Math.imul(h, 5) + 0xe6546b64) | 0
-    }
+    for (let j = 0; j < blocks.length; j++) h = mixH(h, blocks[j]!)
     k = r.tail[a]!
     n = r.tailLength[a]!
   } else {
