@@ -52,7 +52,7 @@ function ofrepError (key: (request: FastifyRequest) => string | undefined) {
  * percent-decoded. The key is what failed to decode; a prefix that does not decode is no route's.
  */
 export function targetsOfrepFlag (target: string): boolean {
-  const absolute = /^https?:\/\/[^/?#]*/i.exec(target)
+  const absolute = /^https?:\/\/[^/?#]+/i.exec(target)
   let path = absolute === null ? target : target.slice(absolute[0].length)
   if (!path.startsWith('/') || path.includes('#')) return false
   const query = path.indexOf('?')
