@@ -1,7 +1,7 @@
 import type { Database } from '../db/types.js'
 import { notFound } from '../errors.js'
 import { withChange, type Writer } from '../events/events.service.js'
-import { type Author, toJsonText } from '../events/events.store.js'
+import { type Author, toJsonText } from '../events/events.schemas.js'
 import type { TokenScope } from '../access/scope.js'
 import { generateClientSecret, generateSecret } from './tokens.js'
 import { type ApiToken, deleteToken, insertToken, listTokens } from './tokens.store.js'

@@ -2,7 +2,7 @@ import { ALL, type TokenScope } from '../access/scope.js'
 import type { Database } from '../db/types.js'
 import { ApiError, invalidField, nameExists, notFound } from '../errors.js'
 import { type Change, type Writer, withChange } from '../events/events.service.js'
-import { type Author, toJsonText } from '../events/events.store.js'
+import { type Author, toJsonText } from '../events/events.schemas.js'
 import type { ContextField, ContextFieldUpdate, LegalValue, NewContextField } from './context.schemas.js'
 import {
   type ContextFieldFields,

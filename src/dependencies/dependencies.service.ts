@@ -3,7 +3,7 @@ import type { FeatureRef } from '../features/missing.js'
 import type { Database } from '../db/types.js'
 import { invalidField } from '../errors.js'
 import { withChange, type Writer } from '../events/events.service.js'
-import { type Author, toJsonText } from '../events/events.store.js'
+import { type Author, toJsonText } from '../events/events.schemas.js'
 import { childrenOf, deleteDependencies, type Dependency, parentsOf, upsertDependency } from './dependencies.store.js'
 
 const eventOf = (ref: FeatureRef, createdBy: Author) => ({ createdBy, project: ref.project, featureName: ref.feature })

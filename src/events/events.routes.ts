@@ -4,7 +4,7 @@ import type { Database } from '../db/types.js'
 import { errorStatuses } from '../http/openapi.js'
 import { Nullable, QueryText, Timestamp, UrlFriendly } from '../http/schemas.js'
 import { eventsPage } from './events.service.js'
-import { EVENTS_PAGE_BYTES } from './events.store.js'
+import { EVENTS_PAGE_BYTES } from './events.schemas.js'
 
 const MAX_PAGE = 500
 

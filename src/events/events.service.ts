@@ -1,7 +1,8 @@
 import type { Transaction } from 'kysely'
 import { ALL, isAdmin, type TokenScope } from '../access/scope.js'
 import type { Database, DB, Queryable } from '../db/types.js'
-import { type EventFilter, type EventsPage, insertEvents, listEvents, type NewEvent, type Visibility } from './events.store.js'
+import { type EventFilter, type EventsPage, type NewEvent, type Visibility } from './events.schemas.js'
+import { insertEvents, listEvents } from './events.store.js'
 
 /** What the work of a change gets: its transaction, and where to announce its events. */
 export interface Change {

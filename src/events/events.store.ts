@@ -2,124 +2,7 @@ import { type ExpressionBuilder, type QueryCreator, type Selectable, sql, type T
 import { type Param, prepare, queryBuilder } from '../db/prepared.js'
 import type { DB, EventsTable, Queryable } from '../db/types.js'
 import { CHANGES_CHANNEL } from './change-feed.js'
-
-export const EVENT_TYPES = [
-  'project-created',
-  'environment-created',
-  'feature-created',
-  'feature-environment-variants-updated',
-  'feature-completed',
-  'feature-uncompleted',
-  'feature-environment-enabled',
-  'feature-environment-disabled',
-  'feature-archived',
-  'feature-revived',
-  'api-token-created',
-  'api-token-deleted',
-  'project-environment-added',
-  'feature-lifecycle-stage-entered',
-  'strategy-created',
-  'strategy-updated',
-  'strategy-deprecated',
-  'strategy-reactivated',
-  'feature-strategy-add',
-  'feature-strategy-update',
-  'feature-strategy-remove',
-  'strategy-order-changed',
-  'segment-created',
-  'segment-updated',
-  'segment-deleted',
-  'feature-dependency-added',
-  'feature-dependency-removed',
-  'feature-dependencies-removed',
-  'feature-metadata-updated',
-  'addon-config-created',
-  'addon-config-updated',
-  'addon-config-deleted',
-  'addon-secret-rotated',
-  'addon-delivery-redelivered',
-  'context-field-created',
-  'context-field-updated',
-  'context-field-deleted',
-  'tag-type-created',
-  'tag-type-updated',
-  'tag-type-deleted',
-  'tag-created',
-  'tag-deleted',
-  'feature-tagged',
-  'feature-untagged',
-  'feature-type-updated',
-  'features-imported',
-  'user-created',
-  'user-updated',
-  'user-deleted',
-  'pat-created',
-  'pat-deleted',
-  'project-access-user-roles-updated',
-  'project-access-user-roles-deleted',
-] as const
-
-export type EventType = (typeof EVENT_TYPES)[number]
-
-/**
- * Events about tokens, webhooks and people (names, scopes, URLs, emails): only a token with
- * access to everything, or an Admin, sees them.
- */
-const ADMIN_ONLY_EVENTS: EventType[] = [
-  'api-token-created',
-  'api-token-deleted',
-  'addon-config-created',
-  'addon-config-updated',
-  'addon-config-deleted',
-  'addon-secret-rotated',
-  'addon-delivery-redelivered',
-  'user-created',
-  'user-updated',
-  'user-deleted',
-  'pat-created',
-  'pat-deleted',
-  'project-access-user-roles-updated',
-  'project-access-user-roles-deleted',
-]
-
-/** JSON already serialised, so that a large document is serialised once for its row, its event and the reply. */
-export type JsonText = string & { readonly jsonText: unique symbol }
-export const toJsonText = (value: unknown) => JSON.stringify(value) as JsonText
-/** `{"<member>": <json>}` without parsing or serialising `json` again. */
-export const jsonMember = (member: string, json: string) =>
-  `{${JSON.stringify(member)}:${json}}` as JsonText
-
-/**
- * Who made a change: the name events show as `createdBy` (a user's email, else username; an
- * API token's name) and, when a person acted, the user's id.
- */
-export interface Author {
-  name: string
-  userId?: number
-}
-
-export interface NewEvent {
-  type: EventType
-  createdBy: Author
-  project?: string
-  featureName?: string
-  environment?: string
-  data?: JsonText
-  preData?: JsonText
-}
-
-export interface StoredEvent {
-  id: number
-  type: string
-  createdAt: Date
-  createdBy: string
-  createdByUserId: number | null
-  project: string | null
-  featureName: string | null
-  environment?: string
-  data: unknown
-  preData?: unknown
-}
+import { ADMIN_ONLY_EVENTS, EVENTS_PAGE_BYTES, type EventFilter, type EventsPage, type NewEvent, type StoredEvent, type Visibility } from './events.schemas.js'
 
 /** The events table row of an event. */
 export const eventRow = (event: NewEvent) => ({
@@ -256,29 +139,6 @@ export async function committedVersion (db: Queryable): Promise<string> {
   return String(row.version)
 }
 
-export interface EventFilter {
-  project?: string
-  feature?: string
-  environment?: string
-  type?: string
-  createdBy?: string
-  createdByUserId?: number
-  /** Only events older than this id (the cursor of the previous page). */
-  before?: number
-  limit: number
-}
-
-/** A page stops growing once its events hold this many bytes of data (it always has one event). */
-export const EVENTS_PAGE_BYTES = 4 * 1024 * 1024
-
-/** Which events a reader may see; undefined projects or environments: all of them. */
-export interface Visibility {
-  projects?: readonly string[]
-  environments?: readonly string[]
-  /** Also the events about tokens, webhooks and people (ADMIN_ONLY_EVENTS). */
-  adminEvents: boolean
-}
-
 /** Events of those projects, in those environments or in none, and the admin-only ones when allowed. */
 function visibleTo (visibility: Visibility) {
   return (eb: ExpressionBuilder<DB, 'events'>) => {
@@ -296,12 +156,6 @@ function visibleTo (visibility: Visibility) {
     }
     return eb.and(conditions)
   }
-}
-
-export interface EventsPage {
-  events: StoredEvent[]
-  /** More events match: pass the last id as `before` for the next page. */
-  more: boolean
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Database } from '../db/types.js'
 import { notFound } from '../errors.js'
 import { withChange } from '../events/events.service.js'
-import { type Author, toJsonText } from '../events/events.store.js'
+import { type Author, toJsonText } from '../events/events.schemas.js'
 import { FEATURE_TYPES } from '../catalog/catalog.schemas.js'
 import { listFeatureTypes, lockFeatureType, setLifetime } from './feature-types.store.js'
 

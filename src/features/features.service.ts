@@ -1,5 +1,5 @@
 import type { Change } from '../events/events.service.js'
-import type { Author } from '../events/events.store.js'
+import type { Author } from '../events/events.schemas.js'
 import { setEnvironmentEnabled } from './features.store.js'
 import type { FeatureEnvironmentRef } from './missing.js'
 

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { Database } from '../db/types.js'
 import { ApiError } from '../errors.js'
-import { pingDatabase } from './health.store.js'
+import { databaseReachable } from './health.service.js'
 
 export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
   app.get(
@@ -34,15 +34,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (
     },
     async () => {
       if (app.draining) throw new ApiError('ServiceUnavailableError', 'Shutting down')
-      try {
-        await pingDatabase(db)
-      } catch (error) {
-        // Every connection in use and the queue full is load, not an outage: the database was
-        // reached a moment ago by the requests holding them. A load balancer that took busy
-        // instances out would take them all out at once.
-        if (error instanceof ApiError && error.errorName === 'TooManyRequestsError') return { status: 'ready' as const }
-        throw new ApiError('ServiceUnavailableError', 'The database is not reachable')
-      }
+      if (!(await databaseReachable(db))) throw new ApiError('ServiceUnavailableError', 'The database is not reachable')
       return { status: 'ready' as const }
     }
   )

@@ -3,7 +3,7 @@ import { lockFeature, lockFeaturesByName, requirePresent } from '../features/fea
 import type { FeatureRef } from '../features/missing.js'
 import type { Database } from '../db/types.js'
 import { type Change, withChange, type Writer, writeChange } from '../events/events.service.js'
-import { type Author, toJsonText } from '../events/events.store.js'
+import { type Author, toJsonText } from '../events/events.schemas.js'
 import type { LifecycleStage } from './lifecycle.schemas.js'
 import { deleteStage, insertStage, lastEvaluated, listStages, readStages, readStagesOf, updateCompletion } from './lifecycle.store.js'
 import { type Completion, type LifecycleTrigger, nextStep, type StageStep } from './stages.js'

@@ -14,7 +14,7 @@ import { addDependency, removeDependency } from '../dependencies/dependencies.se
 import { parentsOfFeatures } from '../dependencies/dependencies.store.js'
 import { ApiError, invalidField, permissionDenied, RuleError } from '../errors.js'
 import { type Change, writeChange } from '../events/events.service.js'
-import type { Author } from '../events/events.store.js'
+import type { Author } from '../events/events.schemas.js'
 import { lockFeaturesByName, requirePresent } from '../features/features.store.js'
 import { upsertSegmentSchema } from '../segments/segments.schemas.js'
 import { createSegment, type SegmentRules } from '../segments/segments.service.js'

@@ -2,7 +2,7 @@ import type { Static } from '@sinclair/typebox'
 import type { Database } from '../db/types.js'
 import { badData, invalidField, notFound } from '../errors.js'
 import { withChange, type Writer } from '../events/events.service.js'
-import { type Author, toJsonText } from '../events/events.store.js'
+import { type Author, toJsonText } from '../events/events.schemas.js'
 import { type DefinitionFields, findDefinition, insertDefinition, listDefinitions, lockDefinition, setDeprecated, updateDefinition } from './definitions.store.js'
 import type { NewStrategyDefinition, UpdateStrategyDefinition } from './strategies.schemas.js'
 

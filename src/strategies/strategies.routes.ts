@@ -24,7 +24,7 @@ import {
   strategyOf,
   strategyRules,
 } from './strategies.service.js'
-import type { StoredStrategy } from './strategies.store.js'
+import type { StoredStrategy } from './strategies.schemas.js'
 
 type Options = { db: Database; config: Pick<Config, 'strategyLimits' | 'bodyLimit' | 'maxPatchOperations'> }
 

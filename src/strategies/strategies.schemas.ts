@@ -166,3 +166,9 @@ export const StrategyDefinition = Type.Object({
   ),
 })
 export type StrategyDefinition = Static<typeof StrategyDefinition>
+
+/** A feature strategy as stored, with the revision its ETag is made from. */
+export interface StoredStrategy {
+  strategy: FeatureStrategy
+  revision: number
+}

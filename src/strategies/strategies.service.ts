@@ -7,7 +7,7 @@ import type { FeatureEnvironmentRef } from '../features/missing.js'
 import type { Database, Queryable } from '../db/types.js'
 import { invalidField, notFound, RuleError } from '../errors.js'
 import { type Change, withChange, type Writer } from '../events/events.service.js'
-import { type Author, toJsonText } from '../events/events.store.js'
+import { type Author, toJsonText } from '../events/events.schemas.js'
 import { requireIfMatch } from '../http/conditional.js'
 import { strongEtag } from '../http/etag.js'
 import { ajvProblems, strictAjv } from '../validation.js'
@@ -15,7 +15,7 @@ import { applyPatches } from '../variants/json-patch.js'
 import type { PatchOperation } from '../variants/variants.schemas.js'
 import { segmentsById } from '../segments/segments.store.js'
 import { findDefinition } from './definitions.store.js'
-import { type FeatureStrategy, type newStrategySchema, strategyDocumentSchema, type StrategyLimits, type updateStrategySchema } from './strategies.schemas.js'
+import { type FeatureStrategy, type newStrategySchema, type StoredStrategy, strategyDocumentSchema, type StrategyLimits, type updateStrategySchema } from './strategies.schemas.js'
 import {
   deleteStrategy,
   findStrategy,
@@ -23,7 +23,6 @@ import {
   insertStrategy,
   listStrategies,
   setSortOrder,
-  type StoredStrategy,
   strategyCount,
   updateStrategy,
 } from './strategies.store.js'

@@ -2,7 +2,7 @@ import { type ExpressionBuilder, type Selectable, sql, type Transaction } from '
 import type { FeatureEnvironmentRef } from '../features/missing.js'
 import type { DB, Queryable } from '../db/types.js'
 import type { Variant } from '../variants/variants.schemas.js'
-import type { FeatureStrategy } from './strategies.schemas.js'
+import type { FeatureStrategy, StoredStrategy } from './strategies.schemas.js'
 import type { StrategyDocument } from './strategy-rules.js'
 import { groupBy } from '../db/rows.js'
 
@@ -19,11 +19,6 @@ export const segmentIds = (eb: ExpressionBuilder<DB & { s: DB['feature_strategie
       sql<string>`'[]'`
     )
     .as('segments')
-
-export interface StoredStrategy {
-  strategy: FeatureStrategy
-  revision: number
-}
 
 type Row = Pick<Selectable<DB['feature_strategies']>, 'id' | 'strategy_name' | 'title' | 'disabled' | 'sort_order' | 'parameters' | 'constraints' | 'variants' | 'revision'> & {
   segments: string

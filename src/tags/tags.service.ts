@@ -2,7 +2,7 @@ import { coversProject, type TokenScope } from '../access/scope.js'
 import type { Database } from '../db/types.js'
 import { invalidField, nameExists, notFound } from '../errors.js'
 import { type Change, type Writer, withChange } from '../events/events.service.js'
-import { type Author, toJsonText } from '../events/events.store.js'
+import { type Author, toJsonText } from '../events/events.schemas.js'
 import type { Tag, TagBody, TagType, TagTypeBody, TagTypeUpdate, TagsChange } from './tags.schemas.js'
 import {
   deleteTag,

@@ -2,7 +2,7 @@ import { hash, randomBytes } from 'node:crypto'
 import type { Database } from '../db/types.js'
 import { badData, notFound } from '../errors.js'
 import { withChange, writeChange, type Writer } from '../events/events.service.js'
-import { type Author, toJsonText } from '../events/events.store.js'
+import { type Author, toJsonText } from '../events/events.schemas.js'
 import type { Person } from './roles.js'
 import { countPats, deletePat, findPatOwner, insertPat, listPats, type PersonalAccessToken, touchPat } from './pats.store.js'
 

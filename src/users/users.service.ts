@@ -1,7 +1,7 @@
 import type { Database, RootRoleName } from '../db/types.js'
 import { ApiError, badData, notFound } from '../errors.js'
 import { withChange, writeChange, type Writer } from '../events/events.service.js'
-import { type Author, toJsonText } from '../events/events.store.js'
+import { type Author, toJsonText } from '../events/events.schemas.js'
 import { userKey } from './login-limits.js'
 import { countAttempt, forgiveAttempt } from './login-limits.store.js'
 import type { PasswordHasher } from './password-hash.js'

@@ -4,13 +4,13 @@ import type { FastifyReply } from 'fastify'
 import type { Config } from '../config.js'
 import { requireEnvironment } from '../auth/auth.plugin.js'
 import type { Database } from '../db/types.js'
-import type { Author } from '../events/events.store.js'
+import type { Author } from '../events/events.schemas.js'
 import type { FeatureEnvironmentRef } from '../features/missing.js'
 import { errorStatuses } from '../http/openapi.js'
 import { FeatureEnvironmentParams, FeatureParams, responseHeader, UrlFriendly } from '../http/schemas.js'
 import { strongEtag } from '../http/etag.js'
 import { FeatureVariants, PatchOperation, VariantInput, VariantsQuery } from './variants.schemas.js'
-import { type ChangeRequest, type ChangeResult, patchVariants, readVariants, replaceVariants, replaceVariantsInEnvironments } from './variants.service.js'
+import { type WriteConditions, type ChangeResult, patchVariants, readVariants, replaceVariants, replaceVariantsInEnvironments } from './variants.service.js'
 
 type Options = {
   db: Database
@@ -57,7 +57,7 @@ export const variantsRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
   /** PATCH and PUT: the feature-environment of the path. */
   const refOf = ({ projectId: project, featureName: feature, environment }: WriteRequest['params']): FeatureEnvironmentRef => ({ project, feature, environment })
   /** PATCH and PUT: how the request asks for the change. */
-  const howOf = (request: WriteRequest): ChangeRequest => ({
+  const howOf = (request: WriteRequest): WriteConditions => ({
     ifMatch: request.headers['if-match'],
     dryRun: request.query.dryRun === true,
     createdBy: request.author,

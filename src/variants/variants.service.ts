@@ -2,7 +2,7 @@ import { lockFeatureEnvironment, readFeatureEnvironment } from '../features/feat
 import type { FeatureEnvironmentRef, FeatureRef } from '../features/missing.js'
 import type { Queryable } from '../db/types.js'
 import { readerOf, withChange, type Writer } from '../events/events.service.js'
-import { type Author, jsonMember, type NewEvent } from '../events/events.store.js'
+import { type Author, jsonMember, type NewEvent } from '../events/events.schemas.js'
 import { requireIfMatch } from '../http/conditional.js'
 import { strongEtag } from '../http/etag.js'
 import { patchRule, replaceRule, type VariantLimits, type VariantsRule } from './variants.js'
@@ -15,7 +15,7 @@ export interface StoredVariants {
   revision: number
 }
 
-export interface ChangeRequest {
+export interface WriteConditions {
   /** The If-Match header, if sent. */
   ifMatch: string | undefined
   dryRun: boolean
@@ -33,7 +33,7 @@ export interface ChangeResult {
 type Plan = { result: ChangeResult; write?: undefined } | { result: ChangeResult; write: NewEvent }
 
 /** Checks If-Match, applies the rule, and decides whether anything is to be written. */
-function plan (ref: FeatureEnvironmentRef, stored: StoredVariants, rule: VariantsRule, request: ChangeRequest): Plan {
+function plan (ref: FeatureEnvironmentRef, stored: StoredVariants, rule: VariantsRule, request: WriteConditions): Plan {
   requireIfMatch(request.ifMatch, strongEtag(stored.revision))
   const next = rule(stored.json)
   if (request.dryRun) return { result: { json: next.json, revision: undefined } }
@@ -77,7 +77,7 @@ async function changeVariants (
   writer: Writer,
   ref: FeatureEnvironmentRef,
   rule: VariantsRule,
-  request: ChangeRequest
+  request: WriteConditions
 ): Promise<ChangeResult> {
   if (request.dryRun) return plan(ref, await readVariants(readerOf(writer), ref), rule, request).result
   return withChange(writer, async ({ trx, record }) => {
@@ -91,11 +91,11 @@ async function changeVariants (
 }
 
 /** PATCH: RFC 6902 operations on the stored variants (patchRule), written as changeVariants writes. */
-export const patchVariants = (writer: Writer, ref: FeatureEnvironmentRef, operations: readonly PatchOperation[], limits: VariantLimits, request: ChangeRequest) =>
+export const patchVariants = (writer: Writer, ref: FeatureEnvironmentRef, operations: readonly PatchOperation[], limits: VariantLimits, request: WriteConditions) =>
   changeVariants(writer, ref, patchRule(operations, limits), request)
 
 /** PUT: the variants sent replace the stored ones (replaceRule), written as changeVariants writes. */
-export const replaceVariants = (writer: Writer, ref: FeatureEnvironmentRef, variants: unknown, limits: VariantLimits, request: ChangeRequest) =>
+export const replaceVariants = (writer: Writer, ref: FeatureEnvironmentRef, variants: unknown, limits: VariantLimits, request: WriteConditions) =>
   changeVariants(writer, ref, replaceRule(variants, limits), request)
 
 /**

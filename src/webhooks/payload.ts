@@ -1,5 +1,5 @@
 import Mustache from 'mustache'
-import type { StoredEvent } from '../events/events.store.js'
+import type { StoredEvent } from '../events/events.schemas.js'
 
 // Templates come from admins and are parsed per delivery; a global cache of them would only grow.
 Mustache.templateCache = undefined

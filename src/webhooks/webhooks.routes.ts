@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { Database } from '../db/types.js'
-import { EVENT_TYPES } from '../events/events.store.js'
+import { EVENT_TYPES } from '../events/events.schemas.js'
 import { errorStatuses } from '../http/openapi.js'
 import { EmptyReply } from '../http/schemas.js'
 import {

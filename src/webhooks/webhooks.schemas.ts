@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { EVENT_TYPES } from '../events/events.store.js'
+import { EVENT_TYPES } from '../events/events.schemas.js'
 import { Nullable, StringEnum, Timestamp, UrlFriendly } from '../http/schemas.js'
 
 /** What reads show instead of a secret parameter, as Unleash shows sensitive addon parameters. */

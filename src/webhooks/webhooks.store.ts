@@ -1,6 +1,7 @@
 import { type Selectable, sql, type Transaction } from 'kysely'
 import type { DB, Database, DeliveryState, Queryable, WebhooksTable } from '../db/types.js'
-import { type StoredEvent, toStoredEvent } from '../events/events.store.js'
+import { type StoredEvent } from '../events/events.schemas.js'
+import { toStoredEvent } from '../events/events.store.js'
 
 /** A webhook as the service handles it, secrets included (the routes mask them). */
 export interface WebhookConfig {

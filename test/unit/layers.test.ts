@@ -79,6 +79,10 @@ describe('the layers (docs/architecture.md)', () => {
     expect(show(local.filter((i) => role(i.from) === 'store' && (role(i.to) === 'service' || role(i.to) === 'routes')))).toEqual([])
   })
 
+  it('a route imports no store: it calls services, and takes names and types from schemas', () => {
+    expect(show(local.filter((i) => role(i.from) === 'routes' && role(i.to) === 'store'))).toEqual([])
+  })
+
   it('only app.ts registers routes: no other file imports a routes file', () => {
     expect(show(local.filter((i) => role(i.to) === 'routes' && i.from !== 'src/app.ts'))).toEqual([])
   })
