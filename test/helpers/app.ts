@@ -4,7 +4,7 @@ import { afterAll, beforeAll, inject } from 'vitest'
 import { type App, type AppDeps, buildApp } from '../../src/app.js'
 import { type Config, loadConfig } from '../../src/config.js'
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js'
-import { checkContract, recordResponses } from './contract.js'
+import { checkContract, type RecordedResponse, recordResponses } from './contract.js'
 import { ADMIN_SECRET, cloneTemplate, dropDatabase } from './database.js'
 
 export { ADMIN_SECRET }
@@ -14,6 +14,8 @@ export interface TestApp {
   database: DatabaseHandle
   config: Config
   databaseUrl: string
+  /** Every response the app sent so far, with the route the router matched (undefined: none). */
+  responses: RecordedResponse[]
   /** Closes the app; `afterAppClosed` may then still read the database, before it is dropped. */
   close(afterAppClosed?: () => Promise<void>): Promise<void>
 }
@@ -40,6 +42,7 @@ export async function buildTestApp (env: Record<string, string> = {}, deps: Omit
     database,
     config,
     databaseUrl,
+    responses,
     async close (afterAppClosed?: () => Promise<void>) {
       // Every response the tests provoked must be what the OpenAPI document promises.
       const violations = await checkContract(app, responses)
