@@ -2,14 +2,14 @@ import './styles.css'
 import { MutationCache, QueryCache, QueryClient, QueryClientProvider } from '@tanstack/react-query'
 import { StrictMode } from 'react'
 import { createRoot } from 'react-dom/client'
-import { ApiProblem } from './api'
-import { App } from './app'
-import { prefetchFor } from './queries'
-import { ME_KEY } from './session'
+import { ApiProblem } from './api/client'
+import { keys } from './api/keys'
+import { prefetchFor } from './api/reads'
+import { App } from './app/app'
 
 // A 401 anywhere means the session ended: forget who was signed in, and the sign-in form shows.
 const signedOut = (error: unknown) => {
-  if (error instanceof ApiProblem && error.status === 401) client.setQueryData(ME_KEY, null)
+  if (error instanceof ApiProblem && error.status === 401) client.setQueryData(keys.me, null)
 }
 
 const client: QueryClient = new QueryClient({

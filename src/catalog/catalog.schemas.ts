@@ -1,9 +1,10 @@
 import { Type } from '@sinclair/typebox'
 import { Nullable, StringEnum, Timestamp, UrlFriendly } from '../http/schemas.js'
-import { LifecycleStage } from '../lifecycle/lifecycle.schemas.js'
+import { LifecycleStage, StageName } from '../lifecycle/lifecycle.schemas.js'
 import { FeatureStrategy } from '../strategies/strategies.schemas.js'
 import { Tag } from '../tags/tags.schemas.js'
 import { Variant } from '../variants/variants.schemas.js'
+import { FEATURE_TYPES } from '../vocabulary/flag-types.js'
 
 const Description = Type.String({ maxLength: 1000 })
 
@@ -46,8 +47,6 @@ export const EnableEnvironment = Type.Object(
   { additionalProperties: false }
 )
 
-export const FEATURE_TYPES = ['release', 'experiment', 'operational', 'kill-switch', 'permission', 'sunset'] as const
-
 export const NewFeature = Type.Object(
   {
     name: UrlFriendly('Unique across the whole instance'),
@@ -84,7 +83,7 @@ export const FeatureListItem = Type.Composite([
       description: "Whether the feature is on in each environment the token's scope covers, in name order",
     }),
     lifecycle: Type.Object(
-      { stage: StringEnum(['initial', 'pre-live', 'live', 'completed', 'archived']), enteredStageAt: Timestamp },
+      { stage: StageName, enteredStageAt: Timestamp },
       { description: 'The stage entered last' }
     ),
     tags: Type.Array(Tag, { description: 'Its tags, in the order they were added (as Unleash lists them with each feature)' }),

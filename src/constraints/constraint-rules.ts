@@ -3,9 +3,8 @@ import { RE2JS } from 're2js'
 import semver from 'semver'
 import { problemAt, type RuleProblem } from '../errors.js'
 import { isFiniteNumberText, strictAjv } from '../validation.js'
-import type { Constraint, ConstraintLimits, Operator } from './constraints.schemas.js'
-
-const LIST_OPERATORS = new Set<Operator>(['IN', 'NOT_IN', 'STR_STARTS_WITH', 'STR_ENDS_WITH', 'STR_CONTAINS', 'IN_CIDR'])
+import { isListOperator, type Operator } from '../vocabulary/operators.js'
+import type { Constraint, ConstraintLimits } from './constraints.schemas.js'
 
 const isDateTime = strictAjv.compile({ type: 'string', format: 'date-time' })
 
@@ -47,7 +46,7 @@ export function constraintProblems (constraints: readonly Constraint[], limits: 
   const problems: RuleProblem[] = []
   constraints.forEach((c, i) => {
     const at = `${base}/${i}`
-    if (LIST_OPERATORS.has(c.operator)) {
+    if (isListOperator(c.operator)) {
       if (c.values === undefined || c.values.length === 0) {
         problems.push(problemAt(`${at}/values`, `must list at least one value for the operator ${c.operator}`))
         return

@@ -1,34 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { StringEnum } from '../http/schemas.js'
-
-/**
- * Every operator the official SDKs evaluate (client specification 6.1.0). IN_CIDR is accepted
- * unlike Unleash 8.2, which refuses it although SDKs built on specification 6.1.0 or later
- * evaluate it (the Node SDK from 6.11.0); older SDKs treat it as an unknown operator, which
- * never matches.
- */
-export const OPERATORS = [
-  'IN',
-  'NOT_IN',
-  'STR_STARTS_WITH',
-  'STR_ENDS_WITH',
-  'STR_CONTAINS',
-  'NUM_EQ',
-  'NUM_GT',
-  'NUM_GTE',
-  'NUM_LT',
-  'NUM_LTE',
-  'DATE_AFTER',
-  'DATE_BEFORE',
-  'SEMVER_EQ',
-  'SEMVER_GT',
-  'SEMVER_GTE',
-  'SEMVER_LT',
-  'SEMVER_LTE',
-  'REGEX',
-  'IN_CIDR',
-] as const
-export type Operator = (typeof OPERATORS)[number]
+import { OPERATORS } from '../vocabulary/operators.js'
 
 /** The limits on constraints (configuration), checked before any work is done on them. */
 export interface ConstraintLimits {

@@ -1,8 +1,7 @@
 import { problemAt, type RuleProblem } from '../errors.js'
 import type { Constraint } from '../constraints/constraints.schemas.js'
+import { isListOperator } from '../vocabulary/operators.js'
 import type { LegalValue } from './context.schemas.js'
-
-const LIST_OPERATORS = new Set(['IN', 'NOT_IN', 'STR_STARTS_WITH', 'STR_ENDS_WITH', 'STR_CONTAINS', 'IN_CIDR'])
 
 /**
  * The values of a constraint that its context field does not allow, as Unleash checks them: a
@@ -14,7 +13,7 @@ export function legalValueProblems (constraint: Constraint, legalValues: readonl
   if (!legalValues || legalValues.length === 0) return []
   const legal = new Set(legalValues.map((v) => v.value))
   const refuse = (value: string) => `is ${value}, which is not a legal value of the context field ${constraint.contextName}`
-  if (LIST_OPERATORS.has(constraint.operator)) {
+  if (isListOperator(constraint.operator)) {
     return (constraint.values ?? []).flatMap((v, i) => (legal.has(v) ? [] : [problemAt(`${base}/values/${i}`, refuse(v))]))
   }
   return constraint.value === undefined || legal.has(constraint.value) ? [] : [problemAt(`${base}/value`, refuse(constraint.value))]

@@ -1,6 +1,7 @@
 import type { ColumnType, Generated, Kysely, Transaction } from 'kysely'
-import type { CompletionStatus, StageName } from '../lifecycle/lifecycle.schemas.js'
 import type { TokenType } from '../access/scope.js'
+import type { ProjectRoleName, RootRoleName } from '../vocabulary/roles.js'
+import type { CompletionStatus, StageName } from '../vocabulary/stages.js'
 
 type CreatedAt = ColumnType<Date, never, never>
 
@@ -263,9 +264,6 @@ export interface FeatureTagsTable {
   tag_value: string
   created_at: CreatedAt
 }
-
-export type RootRoleName = 'Admin' | 'Editor' | 'Viewer'
-export type ProjectRoleName = 'Member'
 
 export interface UsersTable {
   id: Generated<number>

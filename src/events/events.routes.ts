@@ -2,24 +2,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { Database } from '../db/types.js'
 import { errorStatuses } from '../http/openapi.js'
-import { Nullable, QueryText, Timestamp, UrlFriendly } from '../http/schemas.js'
+import { QueryText, UrlFriendly } from '../http/schemas.js'
 import { eventsPage } from './events.service.js'
-import { EVENTS_PAGE_BYTES } from './events.schemas.js'
+import { EVENTS_PAGE_BYTES, EventList } from './events.schemas.js'
 
 const MAX_PAGE = 500
-
-const Event = Type.Object({
-  id: Type.Integer(),
-  type: Type.String(),
-  createdAt: Timestamp,
-  createdBy: Type.String({ description: "Who made the change: the user's email, else username; or the API token's name" }),
-  createdByUserId: Nullable(Type.Integer({ description: 'The user who made the change; null when an API token did' })),
-  project: Nullable(Type.String()),
-  featureName: Nullable(Type.String()),
-  environment: Type.Optional(Type.String()),
-  data: Type.Unknown(),
-  preData: Type.Optional(Type.Unknown()),
-})
 
 const EventsQuery = Type.Object({
   project: Type.Optional(UrlFriendly('Only events of this project')),
@@ -48,7 +35,7 @@ export const eventsRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (
         querystring: EventsQuery,
         errors: errorStatuses(400, 403),
         response: {
-          200: Type.Object({ events: Type.Array(Event), nextCursor: Type.Optional(Type.String()) }),
+          200: EventList,
         },
       },
     },

@@ -2,6 +2,9 @@
  * The events' vocabulary: their types, who made a change, an event to record and one as read.
  * Services, schemas and the webhook payloads use these names; only events.store.ts holds SQL.
  */
+import { Type } from '@sinclair/typebox'
+import { Nullable, Timestamp } from '../http/schemas.js'
+
 export const EVENT_TYPES = [
   'project-created',
   'environment-created',
@@ -142,6 +145,23 @@ export interface Visibility {
   /** Also the events about tokens, webhooks and people (ADMIN_ONLY_EVENTS). */
   adminEvents: boolean
 }
+
+/** An event as the events list answers it. */
+export const Event = Type.Object({
+  id: Type.Integer(),
+  type: Type.String(),
+  createdAt: Timestamp,
+  createdBy: Type.String({ description: "Who made the change: the user's email, else username; or the API token's name" }),
+  createdByUserId: Nullable(Type.Integer({ description: 'The user who made the change; null when an API token did' })),
+  project: Nullable(Type.String()),
+  featureName: Nullable(Type.String()),
+  environment: Type.Optional(Type.String()),
+  data: Type.Unknown(),
+  preData: Type.Optional(Type.Unknown()),
+})
+
+/** A page of the events list. */
+export const EventList = Type.Object({ events: Type.Array(Event), nextCursor: Type.Optional(Type.String()) })
 
 export interface EventsPage {
   events: StoredEvent[]

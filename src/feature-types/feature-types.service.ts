@@ -2,7 +2,7 @@ import type { Database } from '../db/types.js'
 import { notFound } from '../errors.js'
 import { withChange } from '../events/events.service.js'
 import { type Author, toJsonText } from '../events/events.schemas.js'
-import { FEATURE_TYPES } from '../catalog/catalog.schemas.js'
+import { FEATURE_TYPES } from '../vocabulary/flag-types.js'
 import { listFeatureTypes, lockFeatureType, setLifetime } from './feature-types.store.js'
 
 /** The feature types in Unleash's order (release, experiment, operational, kill-switch, permission, sunset). */

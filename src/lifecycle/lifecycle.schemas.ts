@@ -1,8 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { StringEnum, Timestamp } from '../http/schemas.js'
-
-export const STAGES = ['initial', 'pre-live', 'live', 'completed', 'archived'] as const
-export const COMPLETION_STATUSES = ['kept', 'discarded'] as const
+import { COMPLETION_STATUSES, STAGES } from '../vocabulary/stages.js'
 
 export const StageName = StringEnum(STAGES)
 export const CompletionStatus = StringEnum(COMPLETION_STATUSES, {

@@ -1,8 +1,7 @@
 import type { Constraint } from '../constraints/constraints.schemas.js'
 import { badData, invalidField } from '../errors.js'
+import { isListOperator } from '../vocabulary/operators.js'
 import type { ImportConstraint, ImportData, ValidationItem } from './migration.schemas.js'
-
-const LIST_OPERATORS = new Set(['IN', 'NOT_IN', 'STR_STARTS_WITH', 'STR_ENDS_WITH', 'STR_CONTAINS', 'IN_CIDR'])
 
 /**
  * A constraint as an export carries it, in the form the single routes take: Unleash exports a
@@ -10,7 +9,7 @@ const LIST_OPERATORS = new Set(['IN', 'NOT_IN', 'STR_STARTS_WITH', 'STR_ENDS_WIT
  * operator does not read is dropped. Unknown members are dropped too.
  */
 export function importedConstraint (c: ImportConstraint): Constraint {
-  const list = LIST_OPERATORS.has(c.operator)
+  const list = isListOperator(c.operator)
   return {
     contextName: c.contextName,
     operator: c.operator,
@@ -23,7 +22,7 @@ export function importedConstraint (c: ImportConstraint): Constraint {
 
 /** A constraint as Unleash exports it: a single-value operator carries `values: []` beside `value`. */
 export function exportedConstraint (c: Constraint): Constraint {
-  return LIST_OPERATORS.has(c.operator) || c.values !== undefined ? c : { ...c, values: [] }
+  return isListOperator(c.operator) || c.values !== undefined ? c : { ...c, values: [] }
 }
 
 /** Names that appear more than once, in the order of their second appearance. */

@@ -1,9 +1,9 @@
 import { type Static, Type } from '@sinclair/typebox'
-import { FEATURE_TYPES } from '../catalog/catalog.schemas.js'
-import { OPERATORS } from '../constraints/constraints.schemas.js'
 import { Nullable, StringEnum, UrlFriendly } from '../http/schemas.js'
 import { Parameters } from '../strategies/strategies.schemas.js'
 import { Variant } from '../variants/variants.schemas.js'
+import { FEATURE_TYPES } from '../vocabulary/flag-types.js'
+import { OPERATORS } from '../vocabulary/operators.js'
 
 /** Most features one import may carry; the other lists are bounded by the body limit. */
 export const MAX_IMPORT_FEATURES = 10_000

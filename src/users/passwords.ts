@@ -1,9 +1,8 @@
 import { dictionary } from '@zxcvbn-ts/language-common'
 import { badData } from '../errors.js'
+import { MAX_PASSWORD_LENGTH } from './users.schemas.js'
 
 export const MIN_PASSWORD_LENGTH = 10
-/** Longer passwords are refused: hashing is bounded, and no one types more. */
-export const MAX_PASSWORD_LENGTH = 1024
 
 let common: Set<string> | undefined
 

@@ -1,11 +1,4 @@
-import type { ProjectRoleName, RootRoleName } from '../db/types.js'
-
-export const ROOT_ROLES = ['Admin', 'Editor', 'Viewer'] as const satisfies readonly RootRoleName[]
-export const PROJECT_ROLES = ['Member'] as const satisfies readonly ProjectRoleName[]
-export type RoleName = RootRoleName | ProjectRoleName
-
-/** Role ids as Unleash numbers its predefined roles, so that clients reading ids agree. */
-export const ROLE_IDS: Record<RoleName, number> = { Admin: 1, Editor: 2, Viewer: 3, Member: 5 }
+import { type ProjectRoleName, ROLE_IDS, type RoleName, type RootRoleName } from '../vocabulary/roles.js'
 
 export interface Role {
   id: number
@@ -15,10 +8,10 @@ export interface Role {
 }
 
 export const ROLES: readonly Role[] = [
-  { id: 1, type: 'root', name: 'Admin', description: 'Everything: users, API tokens, webhooks, strategy definitions, projects and environments, and all an Editor does' },
-  { id: 2, type: 'root', name: 'Editor', description: 'Reads everything; writes features, strategies, variants, segments, lifecycle, context fields, tags and imports in every project' },
-  { id: 3, type: 'root', name: 'Viewer', description: 'Reads everything, changes nothing' },
-  { id: 5, type: 'project', name: 'Member', description: 'In one project: writes features, strategies, variants, dependencies and lifecycle, as an Editor does' },
+  { id: ROLE_IDS.Admin, type: 'root', name: 'Admin', description: 'Everything: users, API tokens, webhooks, strategy definitions, projects and environments, and all an Editor does' },
+  { id: ROLE_IDS.Editor, type: 'root', name: 'Editor', description: 'Reads everything; writes features, strategies, variants, segments, lifecycle, context fields, tags and imports in every project' },
+  { id: ROLE_IDS.Viewer, type: 'root', name: 'Viewer', description: 'Reads everything, changes nothing' },
+  { id: ROLE_IDS.Member, type: 'project', name: 'Member', description: 'In one project: writes features, strategies, variants, dependencies and lifecycle, as an Editor does' },
 ]
 
 export const roleById = (id: number) => ROLES.find((r) => r.id === id)

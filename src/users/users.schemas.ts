@@ -1,7 +1,9 @@
 import { Type } from '@sinclair/typebox'
 import { Nullable, StringEnum, Timestamp, UrlFriendly } from '../http/schemas.js'
-import { MAX_PASSWORD_LENGTH } from './passwords.js'
-import { ROOT_ROLES } from './roles.js'
+import { ROLE_IDS, ROOT_ROLES } from '../vocabulary/roles.js'
+
+/** Longer passwords are refused: hashing is bounded, and no one types more. */
+export const MAX_PASSWORD_LENGTH = 1024
 
 /** A password as sent: the rules (length, common passwords) are checked by the service, naming the rule. */
 export const Password = (description: string) => Type.String({ minLength: 1, maxLength: MAX_PASSWORD_LENGTH, description })
@@ -10,10 +12,10 @@ const Username = Type.String({ minLength: 1, maxLength: 100, pattern: '^[^@\\s]+
 const Email = Type.String({ minLength: 3, maxLength: 254, pattern: '^[^@\\s]+@[^@\\s]+$', description: 'Unique, without case' })
 const Name = Type.String({ minLength: 1, maxLength: 200, description: "The person's name (not the username)" })
 
-const RootRoleIds = [1, 2, 3] as const
+const RootRoleIds = ROOT_ROLES.map((name) => ROLE_IDS[name])
 const RootRole = Type.Union(
   [
-    Type.Unsafe<number>({ type: 'integer', enum: [...RootRoleIds], description: 'Admin 1, Editor 2, Viewer 3' }),
+    Type.Unsafe<number>({ type: 'integer', enum: RootRoleIds, description: 'Admin 1, Editor 2, Viewer 3' }),
     StringEnum(ROOT_ROLES),
   ],
   { description: 'The root role, by id or name' }

@@ -1,4 +1,4 @@
-import type { Database, RootRoleName } from '../db/types.js'
+import type { Database } from '../db/types.js'
 import { ApiError, badData, notFound } from '../errors.js'
 import { withChange, writeChange, type Writer } from '../events/events.service.js'
 import { type Author, toJsonText } from '../events/events.schemas.js'
@@ -6,8 +6,9 @@ import { userKey } from './login-limits.js'
 import { countAttempt, forgiveAttempt } from './login-limits.store.js'
 import type { PasswordHasher } from './password-hash.js'
 import { checkPassword } from './passwords.js'
-import { type Person, ROLE_IDS, ROLES, roleById, roleByName } from './roles.js'
+import { type Person, ROLES, roleById, roleByName } from './roles.js'
 import { deleteSessionsOf, sessionHash } from './sessions.store.js'
+import { ROLE_IDS, type RootRoleName } from '../vocabulary/roles.js'
 import {
   anyUserExists,
   deleteProjectRole,

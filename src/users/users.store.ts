@@ -1,6 +1,7 @@
 import { type ExpressionBuilder, sql, type Transaction } from 'kysely'
 import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.js'
-import type { DB, ProjectRoleName, Queryable, RootRoleName } from '../db/types.js'
+import type { DB, Queryable } from '../db/types.js'
+import type { ProjectRoleName, RootRoleName } from '../vocabulary/roles.js'
 import { nameExists, notFound } from '../errors.js'
 import type { Person } from './roles.js'
 

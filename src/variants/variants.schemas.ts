@@ -1,8 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { StringEnum, UrlFriendly } from '../http/schemas.js'
+import { TOTAL_WEIGHT, WEIGHT_TYPES } from '../vocabulary/weights.js'
 
 export const PAYLOAD_TYPES = ['json', 'csv', 'string', 'number'] as const
-export const WEIGHT_TYPES = ['variable', 'fix'] as const
 
 export const Payload = Type.Object(
   {
@@ -26,8 +26,8 @@ export const Override = Type.Object(
 const Name = UrlFriendly('Unique among the variants of this feature environment')
 const Weight = Type.Integer({
   minimum: 0,
-  maximum: 1000,
-  description: 'Recomputed for variable variants so that all weights add up to 1000',
+  maximum: TOTAL_WEIGHT,
+  description: `Recomputed for variable variants so that all weights add up to ${TOTAL_WEIGHT}`,
 })
 
 /** A variant as a client may send it: weightType and stickiness may be left out. */

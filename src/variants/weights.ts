@@ -1,11 +1,9 @@
 import { problem, RuleError } from '../errors.js'
-import type { WEIGHT_TYPES } from './variants.schemas.js'
-
-export const TOTAL_WEIGHT = 1000
+import { TOTAL_WEIGHT, variableShares, type WeightType } from '../vocabulary/weights.js'
 
 interface Weighted {
   weight: number
-  weightType: (typeof WEIGHT_TYPES)[number]
+  weightType: WeightType
 }
 
 /**
@@ -28,13 +26,7 @@ export function distributeWeights<T extends Weighted> (variants: T[]): T[] {
   if (fixedSum > TOTAL_WEIGHT) {
     throw new RuleError('variants', [problem('The traffic distribution total must equal 100%', '')])
   }
-  const left = TOTAL_WEIGHT - fixedSum
-  const share = Math.floor(left / variableCount)
-  let remainder = left % variableCount
-  return variants.map((v) => {
-    if (v.weightType !== 'variable') return { ...v }
-    const extra = remainder > 0 ? 1 : 0
-    remainder -= extra
-    return { ...v, weight: share + extra }
-  })
+  const shares = variableShares(fixedSum, variableCount)
+  let next = 0
+  return variants.map((v) => (v.weightType === 'variable' ? { ...v, weight: shares[next++]! } : { ...v }))
 }

@@ -4,7 +4,7 @@ import { RuleError } from '../../src/errors.js'
 import { applyPatches } from '../../src/variants/json-patch.js'
 import type { Variant } from '../../src/variants/variants.schemas.js'
 import { validateVariants } from '../../src/variants/variants.js'
-import { TOTAL_WEIGHT } from '../../src/variants/weights.js'
+import { TOTAL_WEIGHT } from '../../src/vocabulary/weights.js'
 import { fuzzRuns, fuzzTimeout, patchOperation as operation, storedVariants } from '../helpers/arbitraries.js'
 
 const limits = { maxVariants: 1000, maxBytes: 1024 * 1024 }

@@ -1,0 +1,71 @@
+// The admin API's answers, as the screens read them: each is the server's TypeBox schema (the
+// one source of truth, which also validates, serialises and documents it), as JSON carries it.
+// Only types come from src/ here (`import type`, erased by the build): no server code is bundled.
+import type { Static, TSchema } from '@sinclair/typebox'
+import type { CreatedToken as CreatedTokenSchema, TokenInfo } from '../../src/auth/tokens.schemas'
+import type { Environment as EnvironmentSchema, FeatureDetails as FeatureDetailsSchema, FeatureListItem, Project as ProjectSchema } from '../../src/catalog/catalog.schemas'
+import type { Constraint } from '../../src/constraints/constraints.schemas'
+import type { ListedContextField } from '../../src/context/context.schemas'
+import type { Event } from '../../src/events/events.schemas'
+import type { LifecycleStage as LifecycleStageSchema } from '../../src/lifecycle/lifecycle.schemas'
+import type { ExportResult, ImportValidation } from '../../src/migration/migration.schemas'
+import type { ListedSegment, SegmentUse as SegmentUseSchema } from '../../src/segments/segments.schemas'
+import type { FeatureStrategy, StrategyDefinition as StrategyDefinitionSchema } from '../../src/strategies/strategies.schemas'
+import type { Tag as TagSchema, TagType as TagTypeSchema } from '../../src/tags/tags.schemas'
+import type { CreatedPat as CreatedPatSchema, Me as MeSchema, Pat, User as UserSchema } from '../../src/users/users.schemas'
+import type { Payload as PayloadSchema, Variant as VariantSchema } from '../../src/variants/variants.schemas'
+import type { Addon, CreatedAddon as CreatedAddonSchema, Delivery as DeliverySchema, RotatedSecret as RotatedSecretSchema } from '../../src/webhooks/webhooks.schemas'
+
+export type { Constraint }
+export type { Operator } from '../../src/vocabulary/operators'
+export type { StageName as Stage } from '../../src/vocabulary/stages'
+
+/** A server type as JSON carries it: a date is a string. */
+export type Json<T> =
+  T extends Date ? string
+    : T extends (infer U)[] ? Json<U>[]
+      : T extends object ? { [K in keyof T]: Json<T[K]> }
+        : T
+
+/** What the API answers with, for a response schema. */
+type Answer<S extends TSchema> = Json<Static<S>>
+
+/**
+ * Stored constraints are answered exactly as they were sent (the response schema says only
+ * "an array"); they were validated as constraints when they were written.
+ */
+type WithConstraints<T> = Omit<T, 'constraints'> & { constraints: Constraint[] }
+
+export type Project = Answer<typeof ProjectSchema>
+export type Environment = Answer<typeof EnvironmentSchema>
+export type FeatureSummary = Answer<typeof FeatureListItem>
+export type Strategy = WithConstraints<Answer<typeof FeatureStrategy>>
+type DetailsEnvironment = Answer<typeof FeatureDetailsSchema>['environments'][number]
+export type FeatureEnvironment = Omit<DetailsEnvironment, 'strategies'> & { strategies: Strategy[] }
+export type FeatureDetails = Omit<Answer<typeof FeatureDetailsSchema>, 'environments'> & { environments: FeatureEnvironment[] }
+export type LifecycleStage = Answer<typeof LifecycleStageSchema>
+export type Variant = Answer<typeof VariantSchema>
+export type Payload = Answer<typeof PayloadSchema>
+export type StrategyDefinition = Answer<typeof StrategyDefinitionSchema>
+export type StrategyParameter = StrategyDefinition['parameters'][number]
+export type Segment = WithConstraints<Answer<typeof ListedSegment>>
+export type SegmentUse = Answer<typeof SegmentUseSchema>
+export type ContextField = Answer<typeof ListedContextField>
+export type Tag = Answer<typeof TagSchema>
+export type TagType = Answer<typeof TagTypeSchema>
+export type StoredEvent = Answer<typeof Event>
+export type ApiToken = Answer<typeof TokenInfo>
+export type CreatedToken = Answer<typeof CreatedTokenSchema>
+export type Webhook = Answer<typeof Addon>
+export type CreatedWebhook = Answer<typeof CreatedAddonSchema>
+export type RotatedSecret = Answer<typeof RotatedSecretSchema>
+export type Delivery = Answer<typeof DeliverySchema>
+export type Me = Answer<typeof MeSchema>
+export type User = Answer<typeof UserSchema>
+export type PersonalAccessToken = Answer<typeof Pat>
+export type CreatedPersonalAccessToken = Answer<typeof CreatedPatSchema>
+export type Validation = Answer<typeof ImportValidation>
+export type Export = Answer<typeof ExportResult>
+
+/** A flag as writes name it: its project and its name. */
+export type FlagRef = Pick<FeatureSummary, 'project' | 'name'>
