@@ -91,9 +91,11 @@ export const streamingRoutes: FastifyPluginAsyncTypebox<{ db: Database; streams:
         destroy: () => reply.raw.destroy(),
         get writableLength () { return reply.raw.writableLength },
         onClose: (listener) => {
-          reply.raw.once('close', listener)
           // A socket error ends the stream ('close' follows); it is not the process's concern.
           reply.raw.on('error', () => {})
+          // A client that left while its token was looked up is gone already: 'close' was emitted.
+          if (reply.raw.closed) listener()
+          else reply.raw.once('close', listener)
         },
       })
       return reply

@@ -168,6 +168,7 @@ export interface StreamSink {
   destroy(): void
   /** Bytes accepted but not yet sent to the client. */
   readonly writableLength: number
+  /** Calls `listener` once the client's connection closes; at once when it closed already (a client may leave before its stream opens). */
   onClose(listener: () => void): void
 }
 
@@ -268,7 +269,9 @@ export class Streams {
     this.#count++
     this.#perToken.set(tokenKey, ofToken + 1)
     const stream: Stream = { sink, scope: scopeOf(token), tokenKey, tokenName: token.name, closed: false }
+    // The slot is given back when the client leaves, whenever that is: before this line too.
     sink.onClose(() => this.#forget(stream))
+    if (stream.closed) return
     sink.begin()
     this.#joins.push({ stream, lastEventId: parseRevision(lastEventId) })
     this.#kick()
