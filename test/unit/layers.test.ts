@@ -105,6 +105,12 @@ describe('the layers (docs/architecture.md)', () => {
       'src/strategies/strategy-rules.ts',
       'src/http/etag.ts',
       'src/access/scope.ts',
+      'src/evaluation/context.ts',
+      'src/evaluation/constraints.ts',
+      'src/evaluation/strategies.ts',
+      'src/evaluation/variants.ts',
+      'src/evaluation/compile.ts',
+      'src/evaluation/murmur.ts',
     ]
     expect(show(imports.filter((i) => pure.includes(i.from) && /^(fastify|kysely|pg)$|^@fastify\//.test(i.to)))).toEqual([])
   })
