@@ -111,6 +111,8 @@ describe('the layers (docs/architecture.md)', () => {
       'src/evaluation/variants.ts',
       'src/evaluation/compile.ts',
       'src/evaluation/murmur.ts',
+      'src/background/worker.ts',
+      'src/background/background.ts',
     ]
     expect(show(imports.filter((i) => pure.includes(i.from) && /^(fastify|kysely|pg)$|^@fastify\//.test(i.to)))).toEqual([])
   })
