@@ -8,8 +8,6 @@ import { ClientState } from './client/client-state.js'
 import { clientRoutes } from './client/client.routes.js'
 import { streamingRoutes } from './client/streaming.routes.js'
 import { Streams } from './client/streaming.service.js'
-import { usageRoutes } from './client/usage.routes.js'
-import { UsageRecorder } from './client/usage.service.js'
 import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
 import { ChangeFeed } from './events/change-feed.js'
@@ -39,6 +37,9 @@ import { definitionRoutes } from './strategies/definitions.routes.js'
 import { strategyRoutes } from './strategies/strategies.routes.js'
 import { loadUiFiles } from './ui/ui-files.js'
 import { uiRoutes } from './ui/ui.routes.js'
+import { usagePruner } from './usage/pruner.service.js'
+import { usageRoutes } from './usage/usage.routes.js'
+import { UsageRecorder } from './usage/usage.service.js'
 import { variantsRoutes } from './variants/variants.routes.js'
 import { Dispatcher } from './webhooks/dispatcher.service.js'
 import { type Resolve, systemResolve } from './webhooks/ssrf.js'
@@ -158,6 +159,9 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   app.addHook('onReady', async () => usage.start())
   // After the server stopped taking requests: what in-flight reports added is written too.
   app.addHook('onClose', async () => usage.stop())
+  const pruner = usagePruner(db, config.usageRetentionDays, app.log)
+  app.addHook('onReady', async () => pruner.start())
+  app.addHook('onClose', async () => pruner.stop())
   await app.register(clientRoutes, { db, state })
   const streams = new Streams(db, changes, config.streaming, app.log)
   app.decorate('streams', streams)
@@ -165,7 +169,7 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   // Before the server stops taking connections and waits for them: a stream never ends by itself.
   app.addHook('preClose', async () => streams.closeAll())
   await app.register(streamingRoutes, { db, streams, options: config.streaming })
-  await app.register(usageRoutes, { db, usage, ratePerMinute: config.clientUsageRate, retentionDays: config.usageRetentionDays })
+  await app.register(usageRoutes, { usage, ratePerMinute: config.clientUsageRate })
   const engines = new Engines(db, state, config.frontendMaxEngines)
   app.addHook('onClose', async () => engines.destroy())
   const origins = config.frontendAllowedOrigins

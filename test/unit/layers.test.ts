@@ -113,6 +113,7 @@ describe('the layers (docs/architecture.md)', () => {
       'src/evaluation/murmur.ts',
       'src/background/worker.ts',
       'src/background/background.ts',
+      'src/usage/batch.ts',
     ]
     expect(show(imports.filter((i) => pure.includes(i.from) && /^(fastify|kysely|pg)$|^@fastify\//.test(i.to)))).toEqual([])
   })
