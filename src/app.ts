@@ -6,8 +6,6 @@ import { tokenRoutes } from './auth/tokens.routes.js'
 import { environmentRoutes, featureRoutes, projectRoutes } from './catalog/catalog.routes.js'
 import { ClientState } from './client/client-state.js'
 import { clientRoutes } from './client/client.routes.js'
-import { streamingRoutes } from './client/streaming.routes.js'
-import { Streams } from './client/streaming.service.js'
 import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
 import { ChangeFeed } from './events/change-feed.js'
@@ -37,6 +35,8 @@ import { definitionRoutes } from './strategies/definitions.routes.js'
 import { strategyRoutes } from './strategies/strategies.routes.js'
 import { loadUiFiles } from './ui/ui-files.js'
 import { uiRoutes } from './ui/ui.routes.js'
+import { streamingRoutes } from './streaming/streaming.routes.js'
+import { Streams } from './streaming/streams.service.js'
 import { usagePruner } from './usage/pruner.service.js'
 import { usageRoutes } from './usage/usage.routes.js'
 import { UsageRecorder } from './usage/usage.service.js'
@@ -167,7 +167,7 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   app.decorate('streams', streams)
   app.addHook('onReady', async () => streams.start())
   // Before the server stops taking connections and waits for them: a stream never ends by itself.
-  app.addHook('preClose', async () => streams.closeAll())
+  app.addHook('preClose', async () => streams.stop())
   await app.register(streamingRoutes, { db, streams, options: config.streaming })
   await app.register(usageRoutes, { usage, ratePerMinute: config.clientUsageRate })
   const engines = new Engines(db, state, config.frontendMaxEngines)
