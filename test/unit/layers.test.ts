@@ -111,9 +111,9 @@ describe('the layers (docs/architecture.md)', () => {
       'src/evaluation/variants.ts',
       'src/evaluation/compile.ts',
       'src/evaluation/murmur.ts',
+      'src/usage/batch.ts',
       'src/background/worker.ts',
       'src/background/background.ts',
-      'src/usage/batch.ts',
     ]
     expect(show(imports.filter((i) => pure.includes(i.from) && /^(fastify|kysely|pg)$|^@fastify\//.test(i.to)))).toEqual([])
   })
