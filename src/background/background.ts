@@ -25,11 +25,6 @@ export class Background {
     return this
   }
 
-  /** The workers' names, in the order they start. */
-  get names (): string[] {
-    return this.#entries.map((e) => e.name)
-  }
-
   async start (): Promise<void> {
     for (const { worker } of this.#entries) await worker.start()
   }

@@ -114,6 +114,9 @@ describe('the layers (docs/architecture.md)', () => {
       'src/usage/batch.ts',
       'src/background/worker.ts',
       'src/background/background.ts',
+      'src/frontend/engine.ts',
+      'src/frontend/answer-cache.ts',
+      'src/frontend/pooled-sending.ts',
     ]
     expect(show(imports.filter((i) => pure.includes(i.from) && /^(fastify|kysely|pg)$|^@fastify\//.test(i.to)))).toEqual([])
   })

@@ -90,7 +90,6 @@ describe('Background', () => {
       .add('flush', recording(log, 'flush'))
       .add('streams', recording(log, 'streams'), { endsConnections: true })
       .add('pruner', recording(log, 'pruner'))
-    expect(background.names).toEqual(['feed', 'flush', 'streams', 'pruner'])
     await background.start()
     expect(log.splice(0)).toEqual(['start feed', 'start flush', 'start streams', 'start pruner'])
     await background.stopConnections()
