@@ -7,9 +7,9 @@
  */
 import type { ClientFeature } from '../src/client/client.schemas.js'
 import { frontendContext } from '../src/frontend/context.js'
-import { AnswerBuffers } from '../src/frontend/buffers.js'
+import { STATIC_CONTEXT } from '../src/evaluation/context.js'
 import { Engine } from '../src/frontend/engine.js'
-import { STATIC_CONTEXT } from '../src/frontend/evaluator.js'
+import { AnswerBuffers } from '../src/frontend/pooled-sending.js'
 
 const PAYLOAD = 'p'.repeat(100)
 

@@ -4,18 +4,15 @@ import Fastify, { type FastifyBaseLogger, type FastifyServerOptions, LogControll
 import { authPlugin, TokenCache } from './auth/auth.plugin.js'
 import { tokenRoutes } from './auth/tokens.routes.js'
 import { environmentRoutes, featureRoutes, projectRoutes } from './catalog/catalog.routes.js'
+import { Background } from './background/background.js'
 import { ClientState } from './client/client-state.js'
 import { clientRoutes } from './client/client.routes.js'
-import { streamingRoutes } from './client/streaming.routes.js'
-import { Streams } from './client/streaming.service.js'
-import { usageRoutes } from './client/usage.routes.js'
-import { UsageRecorder } from './client/usage.service.js'
 import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
 import { ChangeFeed } from './events/change-feed.js'
 import { eventsRoutes } from './events/events.routes.js'
 import { frontendRoutes } from './frontend/frontend.routes.js'
-import { Engines } from './frontend/frontend.service.js'
+import { Engines } from './frontend/engines.js'
 import { ofrepPathError, ofrepRoutes, targetsOfrepFlag } from './frontend/ofrep.routes.js'
 import { clientErrorHandler, registerErrorHandling, sendError } from './http/error-handler.js'
 import { healthRoutes } from './http/health.routes.js'
@@ -39,14 +36,19 @@ import { definitionRoutes } from './strategies/definitions.routes.js'
 import { strategyRoutes } from './strategies/strategies.routes.js'
 import { loadUiFiles } from './ui/ui-files.js'
 import { uiRoutes } from './ui/ui.routes.js'
+import { streamingRoutes } from './streaming/streaming.routes.js'
+import { Streams } from './streaming/streams.service.js'
+import { usagePruner } from './usage/pruner.service.js'
+import { usageRoutes } from './usage/usage.routes.js'
+import { UsageRecorder } from './usage/usage.service.js'
 import { variantsRoutes } from './variants/variants.routes.js'
-import { Dispatcher } from './webhooks/dispatcher.service.js'
+import { deliveryPruner, Dispatcher } from './webhooks/dispatcher.service.js'
 import { type Resolve, systemResolve } from './webhooks/ssrf.js'
 import { addonRoutes } from './webhooks/webhooks.routes.js'
 import { authRoutes } from './users/auth.routes.js'
 import { meRoutes } from './users/me.routes.js'
 import { PasswordHasher } from './users/password-hash.js'
-import { SessionSweeper } from './users/sessions.service.js'
+import { sessionSweeper } from './users/sessions.service.js'
 import type { PeopleContext } from './users/users.service.js'
 import { userAdminRoutes } from './users/users.routes.js'
 
@@ -144,8 +146,6 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   // One change feed per instance: every cache that follows the state hears of a commit at once.
   const changes = new ChangeFeed(database, app.log)
   app.decorate('changes', changes)
-  app.addHook('onReady', async () => changes.start())
-  app.addHook('onClose', async () => changes.stop())
   const state = new ClientState(db, config.clientStateCacheMs)
   changes.subscribe(() => state.forget())
   const usage = new UsageRecorder(db, {
@@ -155,23 +155,22 @@ export async function buildApp (config: Config, { database, resolve = systemReso
     onError: (err, message) => app.log.warn({ err }, message),
   })
   app.decorate('usage', usage)
-  app.addHook('onReady', async () => usage.start())
-  // After the server stopped taking requests: what in-flight reports added is written too.
-  app.addHook('onClose', async () => usage.stop())
   await app.register(clientRoutes, { db, state })
   const streams = new Streams(db, changes, config.streaming, app.log)
   app.decorate('streams', streams)
-  app.addHook('onReady', async () => streams.start())
-  // Before the server stops taking connections and waits for them: a stream never ends by itself.
-  app.addHook('preClose', async () => streams.closeAll())
   await app.register(streamingRoutes, { db, streams, options: config.streaming })
-  await app.register(usageRoutes, { db, usage, ratePerMinute: config.clientUsageRate, retentionDays: config.usageRetentionDays })
+  await app.register(usageRoutes, { usage, ratePerMinute: config.clientUsageRate })
   const engines = new Engines(db, state, config.frontendMaxEngines)
   app.addHook('onClose', async () => engines.destroy())
   const origins = config.frontendAllowedOrigins
   await app.register(frontendRoutes, { usage, engines, origins, ratePerMinute: config.clientUsageRate })
   await app.register(ofrepRoutes, { engines, origins })
-  await app.register(addonRoutes, { db, config: config.webhooks, resolve, changed: () => app.webhooks.webhooksChanged() })
+  // Every instance delivers webhooks: what is due, from any instance's changes.
+  const webhooks = new Dispatcher(db, config.webhooks, app.log, resolve)
+  app.decorate('webhooks', webhooks)
+  // A committed change (its deliveries commit with it) is claimed at once, not at the next poll.
+  changes.subscribe(() => webhooks.wake())
+  await app.register(addonRoutes, { db, config: config.webhooks, resolve, changed: () => webhooks.webhooksChanged() })
   addMethodNotAllowed()
 
   // The admin UI: one more client of the API above, served from the same origin.
@@ -179,20 +178,25 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   if (uiFiles) await app.register(uiRoutes, { files: uiFiles })
   else if (uiDir !== undefined) app.log.warn({ uiDir }, 'the admin UI is not built there (npm run build); serving the API only')
 
-  // Every instance delivers webhooks: what is due, from any instance's changes.
-  app.decorate('webhooks', new Dispatcher(db, config.webhooks, app.log, resolve))
-  // A committed change (its deliveries commit with it) is claimed at once, not at the next poll.
-  changes.subscribe(() => app.webhooks.wake())
-  app.addHook('onReady', async () => app.webhooks.start())
-  app.addHook('onClose', async () => app.webhooks.stop())
-  // Ended sessions and old login counts are removed in the background; the stand-in password
-  // hash is made before the first login, so that the first unknown name costs no more than others.
-  const sweeper = new SessionSweeper(people, (err) => app.log.warn({ err }, 'removing ended sessions failed; retried later'))
+  // Background work, in the order it starts; it stops in the reverse order, each worker before
+  // those it relies on (docs/architecture.md, "Background work").
+  const background = new Background()
+    .add('change feed', changes)
+    .add('usage flush', usage)
+    .add('usage pruner', usagePruner(db, config.usageRetentionDays, app.log))
+    .add('webhook dispatcher', webhooks)
+    .add('webhook deliveries pruner', deliveryPruner(webhooks, app.log))
+    .add('session sweeper', sessionSweeper(people, (err) => app.log.warn({ err }, 'removing ended sessions failed; retried later')))
+    // A stream never ends by itself: streams end as the close begins, before the server waits for its connections.
+    .add('streams', streams, { endsConnections: true })
   app.addHook('onReady', async () => {
-    sweeper.start()
+    await background.start()
+    // The stand-in password hash is made before the first login, so that the first unknown name costs no more than others.
     await people.hasher.warm()
   })
-  app.addHook('onClose', async () => sweeper.stop())
+  app.addHook('preClose', async () => background.stopConnections())
+  // After the last request has been answered: what in-flight reports added is written too.
+  app.addHook('onClose', async () => background.stop())
   return app
 }
 

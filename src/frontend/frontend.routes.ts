@@ -1,16 +1,18 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply } from 'fastify'
-import { UsageRate } from '../client/usage-rate.js'
-import { ClientMetrics } from '../client/usage.schemas.js'
-import type { UsageRecorder } from '../client/usage.service.js'
 import { cors } from '../http/cors.js'
 import { replyConditionally } from '../http/conditional.js'
 import { errorStatuses } from '../http/openapi.js'
 import { EmptyReply, responseHeader } from '../http/schemas.js'
+import { UsageRate } from '../usage/admission.js'
+import { ClientMetrics } from '../usage/usage.schemas.js'
+import type { UsageRecorder } from '../usage/usage.service.js'
 import { frontendContext } from './context.js'
+import type { Engines } from './engines.js'
 import { FrontendBody, FrontendQuery, FrontendRegistration, FrontendToggles } from './frontend.schemas.js'
-import { type Answer, type Engines, frontendToggles } from './frontend.service.js'
+import { frontendToggles } from './frontend.service.js'
+import { type Answer, bytesUntilSent } from './pooled-sending.js'
 
 interface Options {
   usage: UsageRecorder
@@ -22,13 +24,6 @@ interface Options {
 const TOGGLES_DESCRIPTION =
   "As Unleash's frontend API: the features of the frontend token's environment and projects that are on for the context, each with the variant the official Node SDK (unleash-client) picks for it, computed by an evaluator compiled once per state version; features that are off are left out. A change is evaluated within CLIENT_STATE_CACHE_MS. The ETag is a hash of what the answer says, so that an answer unchanged by a change elsewhere keeps its tag. Needs a frontend token (client and admin tokens are 403). CORS: FRONTEND_ALLOWED_ORIGINS may read the answer and its ETag (OPTIONS answers the preflight without a token)."
 
-/** The answer's bytes; their buffer is reused once the response has handed them to the system. */
-const bytesUntilSent = (reply: FastifyReply, answer: Answer) => {
-  const { bytes, sent } = answer.body()
-  reply.raw.once('finish', sent)
-  return bytes
-}
-
 const togglesResponse = {
   200: { ...FrontendToggles, headers: { etag: responseHeader('A hash of this answer', true) } },
 }
@@ -39,7 +34,7 @@ export const frontendRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
 
   const answer = async (reply: FastifyReply, toggles: Answer, ifNoneMatch?: string) => {
     reply.header('cache-control', 'no-cache')
-    return replyConditionally(reply, ifNoneMatch, toggles.etag, () => bytesUntilSent(reply, toggles))
+    return replyConditionally(reply, ifNoneMatch, toggles.etag, () => bytesUntilSent(toggles, reply.raw))
   }
 
   app.get(

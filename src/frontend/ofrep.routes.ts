@@ -8,20 +8,15 @@ import { errorStatuses } from '../http/openapi.js'
 import { responseHeader } from '../http/schemas.js'
 import { ofrepContext } from './context.js'
 import { OfrepBody, OfrepBulk, OfrepBulkFailure, OfrepFailure, OfrepParams, OfrepSuccess } from './frontend.schemas.js'
-import { type Answer, type Engines, ofrepFlag, ofrepFlags } from './frontend.service.js'
+import type { Engines } from './engines.js'
+import { ofrepFlag, ofrepFlags } from './frontend.service.js'
+import { bytesUntilSent } from './pooled-sending.js'
 
 const MAPPING =
   'Values: a flag that is off is false (reason DISABLED); on with a variant, the variant\'s payload converted by its type (json → object or array, number → number, string and csv → string), or the variant\'s name when it has no payload (reason SPLIT, variant its name); on without variants, true (reason TARGETING_MATCH). Evaluated as the frontend API evaluates (what the official Node SDK computes). Authorization: a frontend token, as "Bearer <secret>" or the bare secret.'
 
 /** JSON already serialised, sent as it is. */
 const sendJson = (reply: FastifyReply, json: Buffer) => reply.type('application/json; charset=utf-8').send(json)
-
-/** The answer's bytes; their buffer is reused once the response has handed them to the system. */
-const bytesUntilSent = (reply: FastifyReply, answer: Answer) => {
-  const { bytes, sent } = answer.body()
-  reply.raw.once('finish', sent)
-  return bytes
-}
 
 /** Where OFREP's single-flag route is; its key is the rest of the path. */
 export const OFREP_FLAG_PATH = '/ofrep/v1/evaluate/flags/'
@@ -133,7 +128,7 @@ export const ofrepRoutes: FastifyPluginAsyncTypebox<{ engines: Engines; origins:
       const context = ofrepContext(request.body.context, request.ip)
       if (typeof context === 'string') return reply.code(400).send({ errorCode: 'INVALID_CONTEXT' as const, errorDetails: context })
       const answer = await ofrepFlags(engines, request.token, context)
-      return replyConditionally(reply, request.headers['if-none-match'], answer.etag, () => bytesUntilSent(reply, answer))
+      return replyConditionally(reply, request.headers['if-none-match'], answer.etag, () => bytesUntilSent(answer, reply.raw))
     }
   )
 

@@ -1,4 +1,4 @@
-import type { VariantAnswer } from './evaluator.js'
+import type { VariantAnswer } from '../evaluation/variants.js'
 
 export type OfrepValue = boolean | string | number | Record<string, unknown> | unknown[]
 

@@ -14,9 +14,19 @@ export async function replyConditionally (
   etag: string,
   body: () => string | Buffer | Promise<string | Buffer>
 ) {
+  return replyHeld(reply, etag, ifNoneMatch !== undefined && notModified(ifNoneMatch, etag) ? undefined : await body())
+}
+
+/**
+ * The answer of every conditional read: the ETag, then 304 without a body when the client
+ * holds the answer (`json` undefined), else 200 with the JSON. Called directly by a resource
+ * that decides itself whether the client holds it: a delta compares the revision the client
+ * sent (quoted, weak or bare) with the current one.
+ */
+export function replyHeld (reply: FastifyReply, etag: string, json: string | Buffer | undefined) {
   reply.header('etag', etag)
-  if (ifNoneMatch !== undefined && notModified(ifNoneMatch, etag)) return reply.code(304).send()
-  return reply.type('application/json; charset=utf-8').send(await body())
+  if (json === undefined) return reply.code(304).send()
+  return reply.type('application/json; charset=utf-8').send(json)
 }
 
 /**

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto'
+import { every, type Worker } from '../background/worker.js'
 import type { Database } from '../db/types.js'
 import { ApiError } from '../errors.js'
 import { accountKey, addressKey } from './login-limits.js'
@@ -68,26 +69,8 @@ export const personAuthor = (person: Person) => ({ name: authorName(person), use
  * Removes ended sessions and old login counts every `everyMs`, on each instance (the deletes
  * are idempotent). Expiry itself never waits for it: a lookup checks both limits.
  */
-export class SessionSweeper {
-  #timer: NodeJS.Timeout | undefined
-
-  constructor (
-    private readonly ctx: Pick<PeopleContext, 'db' | 'sessions' | 'loginLimits'>,
-    private readonly onError: (error: unknown) => void,
-    private readonly everyMs = 300_000
-  ) {}
-
-  start (): void {
-    this.#timer = setInterval(() => { this.sweep().catch(this.onError) }, this.everyMs)
-    this.#timer.unref()
-  }
-
-  async sweep (): Promise<void> {
-    await deleteExpiredSessions(this.ctx.db, this.ctx.sessions.idleMs)
-    await deleteOldFailures(this.ctx.db, this.ctx.loginLimits.windowMs)
-  }
-
-  stop (): void {
-    clearInterval(this.#timer)
-  }
-}
+export const sessionSweeper = (ctx: Pick<PeopleContext, 'db' | 'sessions' | 'loginLimits'>, onError: (error: unknown) => void, everyMs = 300_000): Worker =>
+  every(everyMs, async () => {
+    await deleteExpiredSessions(ctx.db, ctx.sessions.idleMs)
+    await deleteOldFailures(ctx.db, ctx.loginLimits.windowMs)
+  }, { onError })

@@ -1,4 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify'
+import { every, type Worker } from '../background/worker.js'
 import type { Config } from '../config.js'
 import type { Database } from '../db/types.js'
 import { renderBody } from './payload.js'
@@ -57,12 +58,11 @@ export function outcomeOf (result: SendResult, attemptInSeries: number, config: 
  * held while a receiver answers, and a receiver that hangs holds at most its own slots for
  * WEBHOOK_TIMEOUT_MS: requests and other webhooks go on.
  */
-export class Dispatcher {
+export class Dispatcher implements Worker {
   readonly #inFlight = new Map<string, Promise<void>>()
   readonly #perWebhook = new Map<number, number>()
   readonly #abort = new AbortController()
-  #timer: NodeJS.Timeout | undefined
-  #pruner: NodeJS.Timeout | undefined
+  readonly #poll: Worker
   #claiming: Promise<number> | undefined
   /** Woken while a claim was under way: claim again when it ends. */
   #again = false
@@ -75,38 +75,28 @@ export class Dispatcher {
     private readonly config: Config['webhooks'],
     private readonly log: FastifyBaseLogger,
     private readonly resolve: Resolve
-  ) {}
+  ) {
+    // The first poll comes within one interval: instances started together do not poll in step.
+    this.#poll = every(config.pollMs, () => this.claimDue(), {
+      firstAfterMs: Math.random() * config.pollMs,
+      onError: (err) => log.warn({ err }, 'claiming webhook deliveries failed; tried again at the next poll'),
+    })
+  }
 
   start (): void {
     if (this.#running) return
     this.#running = true
-    // The first poll comes within one interval: instances started together do not poll in step.
-    this.#schedule(Math.random() * this.config.pollMs)
-    // Old deliveries are pruned every hour by every instance, the first time within a minute.
-    const prune = () => {
-      this.prune().catch((err: unknown) => this.log.warn({ err }, 'pruning webhook deliveries failed; tried again in an hour'))
-      this.#pruner = setTimeout(prune, PRUNE_EVERY_MS).unref()
-    }
-    this.#pruner = setTimeout(prune, Math.random() * 60_000).unref()
+    this.#poll.start()
   }
 
   /** Stops polling and aborts the sends in flight (each is recorded as failed and retried later). */
   async stop (): Promise<void> {
     this.#running = false
-    clearTimeout(this.#timer)
-    clearTimeout(this.#pruner)
+    const polling = this.#poll.stop()
     this.#abort.abort()
+    await polling
     await this.#claiming?.catch(() => {})
     await Promise.all(this.#inFlight.values())
-  }
-
-  #schedule (delayMs: number) {
-    if (!this.#running) return
-    this.#timer = setTimeout(() => {
-      this.claimDue()
-        .catch((err: unknown) => this.log.warn({ err }, 'claiming webhook deliveries failed; tried again at the next poll'))
-        .finally(() => this.#schedule(this.config.pollMs))
-    }, delayMs).unref()
   }
 
   /**
@@ -260,3 +250,10 @@ export class Dispatcher {
     }
   }
 }
+
+/** Prunes old deliveries every hour, on every instance, the first time within a minute of start-up. */
+export const deliveryPruner = (dispatcher: Dispatcher, log: FastifyBaseLogger): Worker =>
+  every(PRUNE_EVERY_MS, () => dispatcher.prune(), {
+    firstAfterMs: Math.random() * 60_000,
+    onError: (err) => log.warn({ err }, 'pruning webhook deliveries failed; tried again in an hour'),
+  })

@@ -98,7 +98,8 @@ export const variants = (names: string, max: number) =>
 
 const percentage = fc.constantFrom('0', '1', '25', '50', '99', '100', '', 'abc')
 
-const parameters = (feature: string) =>
+/** A strategy of a built-in kind (or one the SDK does not know) with its parameters, edge values included. */
+export const strategyKind = (feature: string) =>
   fc.oneof(
     fc.record({ name: fc.constant('default'), parameters: fc.constant({}) }),
     fc.record({
@@ -116,7 +117,7 @@ const parameters = (feature: string) =>
 const strategy = (feature: string, segmentIds: number[]) =>
   fc
     .record({
-      kind: parameters(feature),
+      kind: strategyKind(feature),
       constraints: fc.array(constraint, { maxLength: 2 }),
       segments: fc.oneof({ weight: 3, arbitrary: fc.constant([] as number[]) }, { weight: 1, arbitrary: fc.subarray([...segmentIds, 999], { maxLength: Math.min(2, segmentIds.length + 1) }) }),
       variants: fc.oneof({ weight: 3, arbitrary: fc.constant([] as Variant[]) }, { weight: 2, arbitrary: variants('sv', 3) }),
@@ -128,6 +129,20 @@ const strategy = (feature: string, segmentIds: number[]) =>
       variants: list,
       segments,
     }))
+
+/** A feature in the client API's format: enabled, in project default, with nothing else unless given. */
+export const clientFeature = (over: Partial<ClientFeature>): ClientFeature => ({
+  name: 'f',
+  type: 'release',
+  project: 'default',
+  enabled: true,
+  stale: false,
+  impressionData: false,
+  strategies: [],
+  variants: [],
+  dependencies: [],
+  ...over,
+})
 
 export interface FlagSet {
   features: ClientFeature[]
@@ -211,3 +226,7 @@ export const requestFields = fc
   })
 
 export const callerAddress = fc.constantFrom('127.0.0.1', '10.1.2.3', '::1', '2001:db8::7')
+
+/** Requests: their fields, the caller's address, and the number Math.random gives while each is evaluated. */
+export const requestContexts = (max: number) =>
+  fc.array(fc.record({ fields: requestFields, caller: callerAddress, draw: fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }) }), { minLength: 1, maxLength: max })

@@ -5,8 +5,11 @@
  */
 import { EventEmitter } from 'node:events'
 import { Unleash, UnleashEvents } from 'unleash-client'
+import { expect, vi } from 'vitest'
 import type { ClientFeature, ClientSegment } from '../../src/client/client.schemas.js'
-import type { VariantAnswer } from '../../src/frontend/evaluator.js'
+import { Evaluation, STATIC_CONTEXT } from '../../src/evaluation/context.js'
+import type { VariantAnswer } from '../../src/evaluation/variants.js'
+import { frontendContext } from '../../src/frontend/context.js'
 
 export interface OracleState {
   features: ClientFeature[]
@@ -62,4 +65,36 @@ export class Oracle {
   destroy () {
     this.unleash.destroy()
   }
+}
+
+/**
+ * One rule per feature against the SDK: for every request (Math.random giving its `draw` on
+ * both sides), `ours(i, evaluation)` must equal `theirs(the SDK's answer for features[i])`;
+ * `label(i)` names the rule in a failure. Returns how many answers were compared.
+ */
+export async function agreesWithSdk (
+  features: ClientFeature[],
+  requests: readonly { fields: Record<string, string>; caller: string; draw: number }[],
+  ours: (i: number, e: Evaluation) => unknown,
+  theirs: (answer: VariantAnswer) => unknown,
+  label: (i: number) => unknown
+): Promise<number> {
+  const oracle = await Oracle.create({ features, segments: [] })
+  const random = vi.spyOn(Math, 'random')
+  let compared = 0
+  try {
+    for (const { fields, caller, draw } of requests) {
+      const context = frontendContext(fields, caller)
+      random.mockReturnValue(draw)
+      features.forEach((feature, i) => {
+        const mine = ours(i, new Evaluation({ ...STATIC_CONTEXT, ...context }))
+        expect(mine, JSON.stringify({ rule: label(i), fields, draw })).toEqual(theirs(oracle.variant(feature.name, context)))
+        compared++
+      })
+    }
+  } finally {
+    random.mockRestore()
+    oracle.destroy()
+  }
+  return compared
 }

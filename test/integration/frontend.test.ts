@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { auth, buildTestApp, createFeature, expectProblem, json, uniqueName, useTestApp } from '../helpers/app.js'
 import { specFiles, withSpecState } from '../helpers/client-spec.js'
 import { databaseFingerprint } from '../helpers/state.js'
-import type { VariantAnswer } from '../../src/frontend/evaluator.js'
+import type { VariantAnswer } from '../../src/evaluation/variants.js'
 import { ofrepResult } from '../../src/frontend/ofrep.js'
 
 const t = useTestApp({ CLIENT_STATE_CACHE_MS: '0', FRONTEND_ALLOWED_ORIGINS: 'https://app.example, https://other.example' })

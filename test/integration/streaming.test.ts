@@ -8,7 +8,7 @@ import pg from 'pg'
 import { once } from 'node:events'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { ADMIN_SECRET, auth, buildTestApp, createFeature, json, uniqueName, useTestApp } from '../helpers/app.js'
-import { revisionBelow } from '../../src/client/streaming.store.js'
+import { revisionBelow } from '../../src/streaming/streaming.store.js'
 import { openSse, type SseStream } from '../helpers/sse.js'
 
 const t = useTestApp({ STREAMING_MAX_CONNECTIONS_PER_TOKEN: '3', STREAMING_KEEPALIVE_MS: '200', STREAMING_MAX_BUFFER_BYTES: '65536' })

@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import { buildApp } from '../../src/app.js'
-import { pruneUsage } from '../../src/client/usage.service.js'
+import { pruneUsage } from '../../src/usage/pruner.service.js'
 import { createDatabase } from '../../src/db/database.js'
 import { auth, buildTestApp, createFeature, expectProblem, json, testConfig, uniqueName, useTestApp } from '../helpers/app.js'
 import { databaseFingerprint } from '../helpers/state.js'

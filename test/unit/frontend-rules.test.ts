@@ -1,18 +1,19 @@
 /**
  * The pure rules of the frontend API and OFREP: how a request's fields become a context, how an
- * evaluation becomes an OFREP answer, the SDK's hash, and which features are answered once for
- * everyone.
+ * evaluation becomes an OFREP answer, how an answer is assembled, kept and lent a buffer. (The
+ * evaluator's own rules are tested in test/unit/evaluation/.)
  */
 import fc from 'fast-check'
-import murmurHash3 from 'murmurhash3js'
 import { describe, expect, it } from 'vitest'
 import type { ClientFeature } from '../../src/client/client.schemas.js'
+import { compileFeatures } from '../../src/evaluation/compile.js'
+import { Evaluation } from '../../src/evaluation/context.js'
+import { OFF, type VariantAnswer, variantAnswer } from '../../src/evaluation/variants.js'
+import { AnswerCache } from '../../src/frontend/answer-cache.js'
 import { frontendContext, ofrepContext } from '../../src/frontend/context.js'
-import { compileFeatures, Evaluation, OFF, staticOutcome, type VariantAnswer, variantAnswer } from '../../src/frontend/evaluator.js'
-import { AnswerBuffers } from '../../src/frontend/buffers.js'
-import { AnswerCache, Engine } from '../../src/frontend/engine.js'
-import { murmur32, murmurAfter, murmurRest, prefixOf, prepareRest } from '../../src/frontend/murmur.js'
+import { Engine } from '../../src/frontend/engine.js'
 import { ofrepResult } from '../../src/frontend/ofrep.js'
+import { AnswerBuffers } from '../../src/frontend/pooled-sending.js'
 
 describe('frontendContext', () => {
   it.each([
@@ -80,56 +81,6 @@ describe('ofrepResult', () => {
 
   it('metadata is empty without a project', () => {
     expect(ofrepResult('flag', answer({}), undefined).metadata).toEqual({})
-  })
-})
-
-describe('murmur32', () => {
-  it('is murmurhash3js x86 hash32 for any string (lone surrogates and astral characters included) and seed', () => {
-    fc.assert(
-      fc.property(fc.string({ unit: 'binary', maxLength: 40 }), fc.constantFrom(0, 86028157, 1), (key, seed) => {
-        expect(murmur32(key, seed)).toBe(murmurHash3.x86.hash32(key, seed))
-      }),
-      { numRuns: 2000 }
-    )
-  }, 30_000)
-
-  it('from a prefix\'s state, is the hash of prefix + rest (the rest read, or prepared)', () => {
-    fc.assert(
-      fc.property(fc.string({ unit: 'binary', maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 12 }), fc.constantFrom(0, 86028157), (prefix, rest, seed) => {
-        expect(murmurAfter(prefixOf(prefix, seed), rest)).toBe(murmurHash3.x86.hash32(prefix + rest, seed))
-        expect(murmurRest(prefixOf(prefix, seed), prepareRest(rest))).toBe(murmurHash3.x86.hash32(prefix + rest, seed))
-      }),
-      { numRuns: 2000 }
-    )
-  }, 30_000)
-})
-
-describe('staticOutcome: which features are answered once for everyone', () => {
-  const feature = (over: Partial<ClientFeature>): ClientFeature => ({
-    name: 'f', type: 'release', project: 'default', enabled: true, stale: false, impressionData: false, strategies: [], variants: [], dependencies: [], ...over,
-  })
-  const strategy = (name: string, parameters: Record<string, string> = {}, constraints: unknown[] = []) => ({ name, parameters, constraints, variants: [], segments: [] })
-  const variant = (name: string, weight: number, more: object = {}) => ({ name, weight, weightType: 'variable' as const, stickiness: 'default', ...more })
-  it.each([
-    ['off', feature({ enabled: false, strategies: [strategy('flexibleRollout', { rollout: '50' })] }), 0],
-    ['on without strategies', feature({}), 1],
-    ['the default strategy', feature({ strategies: [strategy('default')] }), 1],
-    ['a rollout at 100 % with default stickiness', feature({ strategies: [strategy('flexibleRollout', { rollout: '100', stickiness: 'default', groupId: 'f' })] }), 1],
-    ['a rollout at 0 %', feature({ strategies: [strategy('flexibleRollout', { rollout: '0', stickiness: 'default', groupId: 'f' })] }), 0],
-    ['a strategy the SDK does not know', feature({ strategies: [strategy('custom')] }), 0],
-    ['one variant with all the weight', feature({ variants: [variant('a', 1000), variant('b', 0)] }), 2],
-    ['variants whose weights are all zero', feature({ variants: [variant('a', 0)] }), 1],
-    ['a dependency on a parent that is off for everyone', feature({ name: 'child', dependencies: [{ feature: 'parent', enabled: true, variants: [] }] }), 0],
-    ['a rollout at 50 %', feature({ strategies: [strategy('flexibleRollout', { rollout: '50', stickiness: 'default', groupId: 'f' })] }), undefined],
-    ['a constraint', feature({ strategies: [strategy('default', {}, [{ contextName: 'userId', operator: 'IN', values: ['a'] }])] }), undefined],
-    ['a rollout at 100 % on a custom field (on only when the field is there)', feature({ strategies: [strategy('flexibleRollout', { rollout: '100', stickiness: 'plan', groupId: 'f' })] }), undefined],
-    ['two variants', feature({ variants: [variant('a', 500), variant('b', 500)] }), undefined],
-    ['one variant with an override', feature({ variants: [variant('a', 1000, { overrides: [{ contextName: 'userId', values: ['x'] }] }), variant('b', 0)] }), undefined],
-    ['gradualRolloutRandom at 40 %', feature({ strategies: [strategy('gradualRolloutRandom', { percentage: '40' })] }), undefined],
-  ])('%s', (_name, f, expected) => {
-    const parent = feature({ name: 'parent', enabled: false })
-    const compiled = compileFeatures({ features: [parent, f], segments: [] })
-    expect(staticOutcome(compiled[1]!)).toBe(expected)
   })
 })
 

@@ -105,6 +105,18 @@ describe('the layers (docs/architecture.md)', () => {
       'src/strategies/strategy-rules.ts',
       'src/http/etag.ts',
       'src/access/scope.ts',
+      'src/evaluation/context.ts',
+      'src/evaluation/constraints.ts',
+      'src/evaluation/strategies.ts',
+      'src/evaluation/variants.ts',
+      'src/evaluation/compile.ts',
+      'src/evaluation/murmur.ts',
+      'src/usage/batch.ts',
+      'src/background/worker.ts',
+      'src/background/background.ts',
+      'src/frontend/engine.ts',
+      'src/frontend/answer-cache.ts',
+      'src/frontend/pooled-sending.ts',
     ]
     expect(show(imports.filter((i) => pure.includes(i.from) && /^(fastify|kysely|pg)$|^@fastify\//.test(i.to)))).toEqual([])
   })

@@ -1,11 +1,13 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
+import { ClientSpecHeader } from '../client/client.schemas.js'
 import type { Database } from '../db/types.js'
+import { replyHeld } from '../http/conditional.js'
 import { errorStatuses } from '../http/openapi.js'
 import { responseHeader } from '../http/schemas.js'
-import { ClientSpecHeader } from './client.schemas.js'
-import { clientDelta, type StreamingOptions, type Streams } from './streaming.service.js'
+import { clientDelta } from './delta.service.js'
 import { DeltaEvents, DeltaQuery } from './streaming.schemas.js'
+import type { StreamingOptions, Streams } from './streams.service.js'
 
 /** Headers SDKs send, as they send them (unleash-interval is the text "undefined" in streaming mode). */
 const SdkHeaders = {
@@ -46,9 +48,7 @@ export const streamingRoutes: FastifyPluginAsyncTypebox<{ db: Database; streams:
     },
     async (request, reply) => {
       const { etag, json } = await clientDelta(db, request.token, request.query, request.headers['if-none-match'], options.replayLimit)
-      reply.header('etag', etag)
-      if (json === undefined) return reply.code(304).send()
-      return reply.type('application/json; charset=utf-8').send(json)
+      return replyHeld(reply, etag, json)
     }
   )
 
@@ -91,9 +91,11 @@ export const streamingRoutes: FastifyPluginAsyncTypebox<{ db: Database; streams:
         destroy: () => reply.raw.destroy(),
         get writableLength () { return reply.raw.writableLength },
         onClose: (listener) => {
-          reply.raw.once('close', listener)
           // A socket error ends the stream ('close' follows); it is not the process's concern.
           reply.raw.on('error', () => {})
+          // A client that left while its token was looked up is gone already: 'close' was emitted.
+          if (reply.raw.closed) listener()
+          else reply.raw.once('close', listener)
         },
       })
       return reply

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox'
-import { ClientFeature, ClientFeaturesQuery, ClientSegment } from './client.schemas.js'
+import { ClientFeature, ClientFeaturesQuery, ClientSegment } from '../client/client.schemas.js'
 
 const EventId = Type.Integer({ minimum: 1, description: 'The revision this event brings the SDK to (see docs/streaming.md)' })
 

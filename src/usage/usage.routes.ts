@@ -1,38 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { Database } from '../db/types.js'
 import { errorStatuses } from '../http/openapi.js'
 import { EmptyReply } from '../http/schemas.js'
+import { UsageRate } from './admission.js'
 import { ClientMetrics, ClientRegistration } from './usage.schemas.js'
-import { UsageRate } from './usage-rate.js'
-import { pruneUsage, type UsageRecorder } from './usage.service.js'
+import type { UsageRecorder } from './usage.service.js'
 
-interface Options {
-  db: Database
-  usage: UsageRecorder
-  ratePerMinute: number
-  retentionDays: number
-}
-
-const PRUNE_EVERY_MS = 3_600_000
-
-export const usageRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { db, usage, ratePerMinute, retentionDays }) => {
+export const usageRoutes: FastifyPluginAsyncTypebox<{ usage: UsageRecorder; ratePerMinute: number }> = async (app, { usage, ratePerMinute }) => {
   const rate = new UsageRate(ratePerMinute)
-
-  // Usage past its retention is deleted every hour by every instance (deleting what another
-  // instance already deleted costs nothing), the first time within a minute of start-up, not
-  // during it.
-  let pruner: NodeJS.Timeout | undefined
-  const prune = () => {
-    pruneUsage(db, retentionDays).then(
-      (deleted) => app.log.debug({ deleted }, 'usage pruned'),
-      (err: unknown) => app.log.warn({ err }, 'usage pruning failed; it is tried again in an hour')
-    )
-    pruner = setTimeout(prune, PRUNE_EVERY_MS).unref()
-  }
-  app.addHook('onReady', async () => {
-    pruner = setTimeout(prune, Math.random() * 60_000).unref()
-  })
-  app.addHook('onClose', async () => clearTimeout(pruner))
 
   app.post(
     '/api/client/register',

@@ -1,0 +1,153 @@
+import type { Static } from '@sinclair/typebox'
+import { ALL, type TokenScope } from '../access/scope.js'
+import { every, type Worker } from '../background/worker.js'
+import type { Database } from '../db/types.js'
+import { Admission, type UsageLimits } from './admission.js'
+import { applicationKey, Batch, instanceKeyOf, keyOf } from './batch.js'
+import { BatchWriter } from './batch-writer.service.js'
+import type { ClientMetrics, ClientRegistration } from './usage.schemas.js'
+
+export interface UsageOptions {
+  limits: UsageLimits
+  /** How often what was reported is written (USAGE_FLUSH_MS). */
+  flushMs: number
+  /** Rows (counts, instances, applications) held before a flush is started early (USAGE_MAX_PENDING). */
+  maxPending: number
+  /** Told when a flush or a lifecycle move fails (what failed to be written is kept for the next flush while it fits). */
+  onError: (error: unknown, message: string) => void
+}
+
+const HOUR_MS = 3_600_000
+const startOfHour = (at: Date) => new Date(Math.floor(at.getTime() / HOUR_MS) * HOUR_MS)
+
+/**
+ * SDK usage (registrations and metrics) from every SDK this instance serves, summed in memory
+ * (`Batch`) and written every USAGE_FLUSH_MS (`BatchWriter`: one transaction, then the lifecycle
+ * moves of features evaluated for the first time, each a change with its event), early when
+ * USAGE_MAX_PENDING rows are pending, and when it stops (after the last request). A crash loses
+ * at most what was reported since the last flush. Reports past a token's caps are refused at
+ * the request (`Admission`); those that several instances admitted at once past a cap were
+ * answered 202, and are dropped at the flush with a warning.
+ */
+export class UsageRecorder implements Worker {
+  #pending = new Batch()
+  #writing: Batch | undefined
+  #flush: Promise<void> | undefined
+  readonly #admission: Admission
+  readonly #writer: BatchWriter
+  readonly #timer: Worker
+
+  constructor (db: Database, private readonly options: UsageOptions) {
+    this.#admission = new Admission(db, options.limits, (token) => [this.#writing, this.#pending].flatMap((batch) => batch?.added.get(token) ?? []))
+    this.#writer = new BatchWriter(db, { limits: options.limits, onError: options.onError, passedCaps: (token) => this.#admission.forget(token) })
+    this.#timer = every(options.flushMs, () => this.flush(), { onError: (error) => options.onError(error, 'writing SDK usage failed') })
+  }
+
+  start (): void {
+    this.#timer.start()
+  }
+
+  /** Stops the timer and writes what is pending. */
+  async stop (): Promise<void> {
+    await this.#timer.stop()
+    await this.flush()
+  }
+
+  /** Rows waiting for the next flush. */
+  get pending (): number {
+    return this.#pending.size
+  }
+
+  /** Records (or refreshes) an SDK instance of the token's environment and scope. */
+  async register (token: TokenScope, body: Static<typeof ClientRegistration>): Promise<void> {
+    const book = await this.#admission.book(token.name)
+    await this.#room()
+    const now = new Date()
+    const key = applicationKey(token, body.appName)
+    const application = keyOf(key)
+    const instance = instanceKeyOf(application, body.instanceId)
+    const admitted = this.#admission.register(token.name, book, application, instance)
+    const added = this.#pending.addedBy(token.name)
+    if (admitted.application) added.applications.add(application)
+    if (admitted.instance) added.instances.add(instance)
+    this.#pending.seeApplication(application, key, now)
+    this.#pending.seeInstance({
+      application,
+      instanceId: body.instanceId,
+      sdkVersion: body.sdkVersion ?? null,
+      strategies: JSON.stringify(body.strategies),
+      intervalMs: body.interval,
+      startedAt: new Date(body.started),
+      lastSeenAt: now,
+    })
+    this.#early()
+  }
+
+  /**
+   * Adds an SDK's evaluation counts to the current hour (the server's, not the client's) of its
+   * application. At the flush, features that do not exist, are archived or are outside the
+   * token's projects are ignored (as Unleash does), and the evaluated features move along their
+   * lifecycle.
+   */
+  async count (token: TokenScope, body: Static<typeof ClientMetrics>): Promise<void> {
+    const reported = Object.entries(body.bucket.toggles).filter(([, c]) => c.yes + c.no > 0)
+    if (reported.length === 0) return
+    const book = await this.#admission.book(token.name)
+    await this.#room()
+    const now = new Date()
+    const key = applicationKey(token, body.appName)
+    const application = keyOf(key)
+    if (this.#admission.count(token.name, book, application)) this.#pending.addedBy(token.name).applications.add(application)
+    this.#pending.seeApplication(application, key, now)
+    const hour = startOfHour(now)
+    const projects = token.projects.includes(ALL) ? null : token.projects
+    for (const [feature, c] of reported) {
+      const variants: Record<string, number> = {}
+      for (const [name, n] of Object.entries(c.variants ?? {})) if (n > 0) variants[name] = n
+      this.#pending.count({ application, hour, feature, yes: c.yes, no: c.no, variants, lastSeenAt: now, environment: key.environment, projects })
+    }
+    this.#early()
+  }
+
+  /**
+   * Writes what is pending, in one transaction, then moves the lifecycle of what was counted.
+   * One flush at a time; a call during one waits for it and then writes what came meanwhile.
+   * Never rejects: a failure is reported to onError and what failed is kept for the next flush
+   * while it fits in USAGE_MAX_PENDING.
+   */
+  async flush (): Promise<void> {
+    while (this.#flush) await this.#flush
+    if (this.#pending.size === 0) return
+    const batch = this.#pending
+    this.#pending = new Batch()
+    this.#writing = batch
+    this.#flush = this.#write(batch).finally(() => {
+      this.#writing = undefined
+      this.#flush = undefined
+      this.#admission.flushed()
+    })
+    await this.#flush
+  }
+
+  async #write (batch: Batch): Promise<void> {
+    try {
+      await this.#writer.write(batch)
+    } catch (error) {
+      if (this.#pending.size + batch.size <= this.options.maxPending) {
+        this.#pending.absorb(batch)
+        this.options.onError(error, 'writing SDK usage failed; it is tried again at the next flush')
+      } else {
+        this.options.onError(error, `writing SDK usage failed; ${batch.size} rows of usage are lost (USAGE_MAX_PENDING)`)
+      }
+    }
+  }
+
+  /** Waits while the pending rows are at their cap (a flush makes room). */
+  async #room () {
+    while (this.#pending.size >= this.options.maxPending) await this.flush()
+  }
+
+  #early () {
+    if (this.#pending.size >= this.options.maxPending) this.flush()
+  }
+}
