@@ -3,16 +3,16 @@ import type { Config } from '../config.js'
 import type { Database } from '../db/types.js'
 import { errorStatuses } from '../http/openapi.js'
 import { EmptyReply, responseHeader } from '../http/schemas.js'
-import { ExportQuery, ExportResult, ImportBody, ImportValidation } from './migration.schemas.js'
+import { ExportQuery, ExportResult, ImportBody, ImportValidation } from './import-export.schemas.js'
 import { exportFeatures } from './export.service.js'
-import { importFeatures, type ImportRules, validateImport } from './migration.service.js'
+import { importFeatures, type ImportRules, validateImport } from './import.service.js'
 
 type Options = { db: Database; rules: ImportRules; config: Pick<Config, 'importBodyLimit'> }
 
 const SCOPE =
   'An admin token whose scope covers the project and environment may import (unlike Unleash, which refuses admin tokens and wants a personal access token); creating context fields, tag types or segments the data defines needs a */* token.'
 
-export const migrationRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { db, rules, config }) => {
+export const importExportRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { db, rules, config }) => {
   app.post(
     '/api/admin/features-batch/export',
     {

@@ -5,8 +5,8 @@ import type { Database } from '../db/types.js'
 import { ApiError } from '../errors.js'
 import { checkJsonValue } from '../http/json-body.js'
 import { ajvProblems, strictAjv } from '../validation.js'
-import { ImportData } from './migration.schemas.js'
-import { importFeatures, importRules } from './migration.service.js'
+import { ImportData } from './import-export.schemas.js'
+import { importFeatures, importRules } from './import.service.js'
 
 /** Who the start-up import's events name. */
 const STARTUP: TokenScope = { name: 'import-file', type: 'admin', projects: ['*'], environments: ['*'] }

@@ -10,8 +10,8 @@ import { strategiesOfFeatures } from '../strategies/strategies.store.js'
 import { featuresTagged, listTagTypes, tagsOfFeatures } from '../tags/tags.store.js'
 import type { Variant } from '../variants/variants.schemas.js'
 import { exportedConstraint } from './import-rules.js'
-import type { ExportQuery, ExportResult } from './migration.schemas.js'
-import { environmentExists, featureEnvironmentsOf, featuresNamed, liveFeatureNames } from './migration.store.js'
+import type { ExportQuery, ExportResult } from './import-export.schemas.js'
+import { environmentExists, featureEnvironmentsOf, featuresNamed, liveFeatureNames } from './import-export.store.js'
 
 /**
  * The features chosen by `features`, else `tag`, else `project`, else every feature (not

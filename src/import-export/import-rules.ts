@@ -1,6 +1,6 @@
 import type { Constraint } from '../constraints/constraints.schemas.js'
 import { badData, invalidField } from '../errors.js'
-import type { ImportConstraint, ImportData, ValidationItem } from './migration.schemas.js'
+import type { ImportConstraint, ImportData, ValidationItem } from './import-export.schemas.js'
 
 const LIST_OPERATORS = new Set(['IN', 'NOT_IN', 'STR_STARTS_WITH', 'STR_ENDS_WITH', 'STR_CONTAINS', 'IN_CIDR'])
 

@@ -30,8 +30,8 @@ import { strictAjv } from '../validation.js'
 import type { VariantLimits } from '../variants/variants.js'
 import { replaceVariants } from '../variants/variants.service.js'
 import { checkSegmentIds, duplicates, type Findings, importedConstraint, refusalOf, validationOf } from './import-rules.js'
-import type { ImportBody, ImportData } from './migration.schemas.js'
-import { featuresNamed, lockImports } from './migration.store.js'
+import type { ImportBody, ImportData } from './import-export.schemas.js'
+import { featuresNamed, lockImports } from './import-export.store.js'
 
 /** The rules the single routes apply, which the import applies to each element. */
 export interface ImportRules {
