@@ -5,7 +5,8 @@ import { errorStatuses } from '../http/openapi.js'
 import { EmptyReply, responseHeader } from '../http/schemas.js'
 import { ExportQuery, ExportResult, ImportBody, ImportValidation } from './import-export.schemas.js'
 import { exportFeatures } from './export.service.js'
-import { importFeatures, type ImportRules, validateImport } from './import.service.js'
+import type { ImportRules } from './import-elements.js'
+import { importFeatures, validateImport } from './import.service.js'
 
 type Options = { db: Database; rules: ImportRules; config: Pick<Config, 'importBodyLimit'> }
 
@@ -50,7 +51,7 @@ export const importExportRoutes: FastifyPluginAsyncTypebox<Options> = async (app
         response: { 200: ImportValidation },
       },
     },
-    async (request) => validateImport(db, request.body, request.token)
+    async (request) => validateImport(db, request.body, request.token, rules)
   )
 
   app.post(
