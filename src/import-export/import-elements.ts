@@ -9,14 +9,14 @@ import { ApiError, type DocumentPlaces, invalidField, placedAt } from '../errors
 import { type UpsertSegment, upsertSegmentSchema } from '../segments/segments.schemas.js'
 import { type SegmentRules, segmentFields } from '../segments/segments.service.js'
 import { newStrategySchema, type NewStrategy, type ParameterDefinition, STRATEGY_PLACES } from '../strategies/strategies.schemas.js'
-import { type StrategyRules, strategyRules } from '../strategies/strategies.service.js'
+import { type StrategyRules, strategyRules, tooManyStrategies } from '../strategies/strategies.service.js'
 import { resolveStrategy, strategyInput } from '../strategies/strategy-rules.js'
 import { TagBody, TagTypeBody } from '../tags/tags.schemas.js'
 import { tagOf } from '../tags/tags.service.js'
 import { requireValid, strictAjv } from '../validation.js'
 import { validateVariants, type VariantLimits } from '../variants/variants.js'
 import { variantsBody } from '../variants/variants.schemas.js'
-import type { ImportData } from './import-export.schemas.js'
+import type { ImportBody, ImportData } from './import-export.schemas.js'
 import { importedConstraint } from './import-rules.js'
 
 type LimitSettings = Pick<Config, 'strategyLimits' | 'bodyLimit' | 'maxSegmentValues' | 'maxVariants' | 'maxVariantsBytes'>
@@ -130,7 +130,8 @@ const renamed = (error: ApiError, root: string, names: Record<string, string>) =
  * state or dependencies listed twice. Strategies of no known definition are left to the
  * validation's own message.
  */
-export function elementProblems (data: ImportData, rules: ImportRules, definitionOf: ReadonlyMap<string, { parameters: readonly ParameterDefinition[] }>) {
+export function elementProblems (body: ImportBody, rules: ImportRules, definitionOf: ReadonlyMap<string, { parameters: readonly ParameterDefinition[] }>) {
+  const { data, environment } = body
   const problems: ElementProblem[] = []
   const check = (root: string, item: string, work: () => unknown, places: DocumentPlaces = {}, names: Record<string, string> = {}) => {
     try {
@@ -153,6 +154,15 @@ export function elementProblems (data: ImportData, rules: ImportRules, definitio
       const definition = definitionOf.get(body.name)
       if (definition) resolveStrategy(strategyInput(body, 0), definition, s.featureName, rules.strategies.limits)
     }, STRATEGY_PLACES))
+  const counted = new Map<string, number>()
+  const { limits } = rules.strategies
+  data.featureStrategies.forEach((s, i) => {
+    const ordinal = (counted.get(s.featureName) ?? 0) + 1
+    counted.set(s.featureName, ordinal)
+    if (ordinal === limits.maxStrategies + 1) {
+      problems.push({ error: tooManyStrategies(`/body/data/featureStrategies/${i}`, ordinal, { feature: s.featureName, environment }, limits), item: s.featureName })
+    }
+  })
   const environments = data.featureEnvironments ?? []
   environments.forEach((e, i) =>
     check(`/body/data/featureEnvironments/${i}/variants`, e.featureName, () => {

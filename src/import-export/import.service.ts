@@ -122,7 +122,7 @@ export async function validateImport (db: Database, body: ImportBody, token: Tok
   requireScope(token, body.project, body.environment)
   await requirePresent(db, { project: body.project, environment: body.environment })
   const plan = await assess(db, body, token)
-  return validationOf(plan.findings, elementProblems(body.data, rules, plan.definitionOf).map((p) => ({ message: p.error.message, item: p.item })))
+  return validationOf(plan.findings, elementProblems(body, rules, plan.definitionOf).map((p) => ({ message: p.error.message, item: p.item })))
 }
 
 /**
@@ -149,7 +149,7 @@ export function importFeatures (db: Database, body: ImportBody, token: TokenScop
     const plan = await assess(trx, body, token)
     const refusal = refusalOf(plan.findings)
     if (refusal) throw refusal
-    const [refused] = elementProblems(data, rules, plan.definitionOf)
+    const [refused] = elementProblems(body, rules, plan.definitionOf)
     if (refused) throw refused.error
     if (plan.findings.missingPermissions.length > 0) {
       throw permissionDenied(`${author.name} needs access to all projects and environments (*) to create what this data defines: ${plan.findings.missingPermissions.join(', ')}`)

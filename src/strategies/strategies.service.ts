@@ -136,7 +136,8 @@ async function insertNew (change: Change, ref: FeatureEnvironmentRef, document: 
   return created
 }
 
-const tooMany = (at: string, ordinal: number, ref: FeatureEnvironmentRef, limits: StrategyLimits) =>
+/** The refusal of a strategy past MAX_STRATEGIES: the `ordinal`th of its feature-environment, at `at`. */
+export const tooManyStrategies = (at: string, ordinal: number, ref: Omit<FeatureEnvironmentRef, 'project'>, limits: StrategyLimits) =>
   invalidField(at, `would be strategy ${ordinal} of feature ${ref.feature} in ${ref.environment}; at most ${limits.maxStrategies} are allowed (MAX_STRATEGIES)`)
 
 /** Adds a strategy to a feature-environment (feature-strategy-add). */
@@ -144,7 +145,7 @@ export function addStrategy (writer: Writer, ref: FeatureEnvironmentRef, body: N
   return withChange(writer, async (change) => {
     await lockFeatureEnvironment(change.trx, ref)
     const { count, nextSortOrder } = await strategyCount(change.trx, ref)
-    if (count >= rules.limits.maxStrategies) throw tooMany('/body', count + 1, ref, rules.limits)
+    if (count >= rules.limits.maxStrategies) throw tooManyStrategies('/body', count + 1, ref, rules.limits)
     return insertNew(change, ref, await resolveNew(change, ref, body, nextSortOrder, rules), createdBy)
   })
 }
@@ -174,7 +175,7 @@ export function setStrategies (
   return withChange(writer, async (change) => {
     const { enabled } = await lockFeatureEnvironment(change.trx, ref)
     const max = rules.limits.maxStrategies
-    if (wanted.length > max) throw tooMany(rootOf(max), max + 1, ref, rules.limits)
+    if (wanted.length > max) throw tooManyStrategies(rootOf(max), max + 1, ref, rules.limits)
     const ordered = wanted.some((s) => s.sortOrder !== undefined)
     const list = wanted.map((body, index) => ({ body, index }))
     if (ordered) list.sort((a, b) => (a.body.sortOrder ?? 0) - (b.body.sortOrder ?? 0))
