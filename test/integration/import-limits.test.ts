@@ -263,6 +263,21 @@ describe('what only an import can get wrong', () => {
     }
   })
 
+  it('replacing MAX_STRATEGIES strategies with as many others: only the final count is held to the limit, and the feature is never off', async () => {
+    const feature = uniqueName('swap')
+    expect((await send(t, 'POST', '/api/admin/projects/default/features', { name: feature })).statusCode).toBe(201)
+    for (const name of ['default', 'flexibleRollout']) expect((await send(t, 'POST', strategiesOf(feature), { name })).statusCode).toBe(200)
+    expect((await send(t, 'POST', `/api/admin/projects/default/features/${feature}/environments/development/on`)).statusCode).toBe(200)
+    const lastEvent = Number(json(await send(t, 'GET', `/api/admin/events?feature=${feature}`)).events[0].id)
+    const wanted = [{ name: 'userWithId', parameters: { userIds: 'a' } }, { name: 'remoteAddress', parameters: { IPs: '10.0.0.1' } }]
+    const data = { features: [{ name: feature }], featureStrategies: wanted.map((w) => ({ ...w, featureName: feature })), featureEnvironments: [{ featureName: feature, enabled: true }] }
+    const imported = await importing(data)
+    expect(imported.statusCode, imported.body).toBe(200)
+    expect(json(await send(t, 'GET', strategiesOf(feature))).map((s: { name: string }) => s.name)).toEqual(['userWithId', 'remoteAddress'])
+    const events = json(await send(t, 'GET', `/api/admin/events?feature=${feature}`)).events.filter((e: { id: number }) => e.id > lastEvent)
+    expect(events.map((e: { type: string }) => e.type).reverse()).toEqual(['feature-strategy-add', 'feature-strategy-add', 'feature-strategy-remove', 'feature-strategy-remove'])
+  })
+
   it('validate lists each refused element once, at most 100 of them, and counts the rest', async () => {
     const feature = uniqueName('many')
     const data = { features: [{ name: feature }], featureStrategies: Array.from({ length: 103 }, () => ({ name: 'default', featureName: feature, title: 'x'.repeat(1001) })) }
