@@ -122,15 +122,21 @@ const renamed = (error: ApiError, root: string, names: Record<string, string>) =
   return new ApiError(error.errorName, rename(error.message), error.details.map((d) => ({ message: rename(d.message), ...(d.path !== undefined && { path: rename(d.path) }) })))
 }
 
+type Definitions = ReadonlyMap<string, { parameters: readonly ParameterDefinition[] }>
+
 /**
  * Every element of the data that its single route would refuse, checked as that route checks
  * its body (elementRoutes' schema, then the route's rules that need no database), each placed
- * at the element (`/body/data/featureStrategies/3/constraints/0/value`); and what only an
- * import can get wrong: a segment named twice with other constraints, a feature's environment
- * state or dependencies listed twice. Strategies of no known definition are left to the
- * validation's own message.
+ * at the element (`/body/data/featureStrategies/3/constraints/0/value`); then what only an
+ * import can get wrong. Strategies of no known definition are left to the validation's own
+ * message.
  */
-export function elementProblems (body: ImportBody, rules: ImportRules, definitionOf: ReadonlyMap<string, { parameters: readonly ParameterDefinition[] }>) {
+export const elementProblems = (body: ImportBody, rules: ImportRules, definitionOf: Definitions): ElementProblem[] => [
+  ...singleRouteProblems(body, rules, definitionOf),
+  ...listedTwiceProblems(body.data),
+]
+
+function singleRouteProblems (body: ImportBody, rules: ImportRules, definitionOf: Definitions) {
   const { data, environment } = body
   const problems: ElementProblem[] = []
   const check = (root: string, item: string, work: () => unknown, places: DocumentPlaces = {}, names: Record<string, string> = {}) => {
@@ -163,8 +169,7 @@ export function elementProblems (body: ImportBody, rules: ImportRules, definitio
       problems.push({ error: tooManyStrategies(`/body/data/featureStrategies/${i}`, ordinal, { feature: s.featureName, environment }, limits), item: s.featureName })
     }
   })
-  const environments = data.featureEnvironments ?? []
-  environments.forEach((e, i) =>
+  ;(data.featureEnvironments ?? []).forEach((e, i) =>
     check(`/body/data/featureEnvironments/${i}/variants`, e.featureName, () => {
       validateVariants(requireValid(checks.featureEnvironments, e.variants ?? []), rules.variants)
     }, { variants: '' }))
@@ -177,7 +182,16 @@ export function elementProblems (body: ImportBody, rules: ImportRules, definitio
     check(`/body/data/featureTags/${i}`, t.featureName, () => tagOf(requireValid(checks.featureTags, tagBody(t)), '/body'), {}, { value: 'tagValue', type: 'tagType' }))
   ;(data.dependencies ?? []).forEach((d, i) =>
     d.dependencies.forEach((p, j) => check(`/body/data/dependencies/${i}/dependencies/${j}`, d.feature, () => requireValid(checks.dependencies, dependencyBody(p)))))
+  return problems
+}
 
+/**
+ * What only an import can get wrong, refused at the second element: a segment named as an
+ * earlier one with other constraints (segments are matched by name), a feature's environment
+ * state or its dependencies listed twice.
+ */
+function listedTwiceProblems (data: ImportData) {
+  const problems: ElementProblem[] = []
   const listedTwice = <T>(list: readonly T[], key: (item: T) => string, root: string, why: (name: string, first: string) => string) => {
     const first = new Map<string, number>()
     list.forEach((item, i) => {
@@ -187,7 +201,7 @@ export function elementProblems (body: ImportBody, rules: ImportRules, definitio
       else problems.push({ error: invalidField(`${root}/${i}`, why(name, `${root}/${j}`)), item: name })
     })
   }
-  listedTwice(environments, (e) => e.featureName, '/body/data/featureEnvironments', (name, first) => `lists feature ${name} a second time (${first} lists it first): a feature has one state in the environment`)
+  listedTwice(data.featureEnvironments ?? [], (e) => e.featureName, '/body/data/featureEnvironments', (name, first) => `lists feature ${name} a second time (${first} lists it first): a feature has one state in the environment`)
   listedTwice(data.dependencies ?? [], (d) => d.feature, '/body/data/dependencies', (name, first) => `lists the dependencies of ${name} a second time (${first} lists them first)`)
   const firstSegment = new Map<string, { i: number; text: string }>()
   ;(data.segments ?? []).forEach((s, i) => {
