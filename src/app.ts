@@ -29,8 +29,8 @@ import { constraintRoutes } from './context/constraint-check.routes.js'
 import { contextRoutes } from './context/context.routes.js'
 import { featureTypeRoutes } from './feature-types/feature-types.routes.js'
 import { featureTagRoutes, tagRoutes, tagTypeRoutes } from './tags/tags.routes.js'
-import { migrationRoutes } from './migration/migration.routes.js'
-import { importRules } from './migration/migration.service.js'
+import { importExportRoutes } from './import-export/import-export.routes.js'
+import { importRules } from './import-export/import-elements.js'
 import { segmentRoutes } from './segments/segments.routes.js'
 import { definitionRoutes } from './strategies/definitions.routes.js'
 import { strategyRoutes } from './strategies/strategies.routes.js'
@@ -136,7 +136,7 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   await app.register(tagRoutes, { db })
   await app.register(featureTagRoutes, { db })
   await app.register(featureTypeRoutes, { db })
-  await app.register(migrationRoutes, { db, rules: importRules(config), config })
+  await app.register(importExportRoutes, { db, rules: importRules(config), config })
   await app.register(lifecycleRoutes, { db })
   await app.register(eventsRoutes, { db })
   await app.register(tokenRoutes, { db, tokens })

@@ -223,3 +223,28 @@ export const problemAt = (at: string, text: string): RuleProblem => ({
 
 /** A problem with a fixed sentence, and optionally a place for details[].path. */
 export const problem = (text: string, at?: string): RuleProblem => ({ at, describe: () => text })
+
+/** Where a write's documents are below the element it writes (a strategy's variants: `{ variants: '/variants' }`). */
+export type DocumentPlaces = Partial<Record<RuleDocument, string>>
+
+/**
+ * What a single write refused about its own request body (`/body/…` paths, or a RuleError of
+ * one of its documents), placed instead where the same element is in a larger request (an
+ * import's `/body/data/featureStrategies/3`), with the same sentence. Other refusals of the
+ * element become 400s naming it; 403s and 5xx pass as they are.
+ */
+export function placedAt (error: unknown, root: string, documents: DocumentPlaces = {}): unknown {
+  if (error instanceof RuleError) return error.toApiError(root + (documents[error.document] ?? ''))
+  if (!(error instanceof ApiError) || error.status >= 500 || error.status === 403) return error
+  const reroot = (text: string) => (text.startsWith('/body') ? root + text.slice('/body'.length) : `${root}: ${text}`)
+  return new ApiError('BadDataError', reroot(error.message), error.details.map((d) => ({ message: reroot(d.message), path: d.path === undefined ? root : reroot(d.path) })))
+}
+
+/** Runs `work` (a single write, or its checks) for the element at `root`; what it refuses is refused there (`placedAt`). */
+export async function refusedAt<T> (root: string, work: () => Promise<T>, documents: DocumentPlaces = {}): Promise<T> {
+  try {
+    return await work()
+  } catch (error) {
+    throw placedAt(error, root, documents)
+  }
+}

@@ -63,6 +63,8 @@ try {
   process.once('SIGTERM', () => { shutdown('SIGTERM') })
   process.once('SIGINT', () => { shutdown('SIGINT') })
 } catch (err) {
-  log.fatal({ err }, 'start-up failed')
+  // A setting that cannot be honoured (IMPORT_FILE refused) is one line naming it; anything else is a crash, with its stack.
+  if (err instanceof ConfigError) log.fatal(err.message)
+  else log.fatal({ err }, 'start-up failed')
   exit(1)
 }

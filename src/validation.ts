@@ -1,6 +1,6 @@
-import { Ajv, type ErrorObject } from 'ajv'
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv'
 import addFormats from 'ajv-formats'
-import { problemAt, type RuleProblem } from './errors.js'
+import { ApiError, type ErrorDetail, problemAt, type RuleProblem } from './errors.js'
 import { formatPointer } from './json-pointer.js'
 
 /**
@@ -55,6 +55,25 @@ export function ajvProblems (errors: ErrorObject[], base = ''): RuleProblem[] {
       }
       return problemAt(at, text)
     })
+}
+
+/** Ajv's errors as a route's 400 details, each path pointing into the request below `root` (`/body/0/op`). */
+export function ajvErrorDetails (errors: ErrorObject[], root: string): ErrorDetail[] {
+  return ajvProblems(errors).map((p) => ({
+    path: root + (p.at ?? ''),
+    message: p.describe(root + (p.at ?? '')),
+  }))
+}
+
+/**
+ * `value` when the compiled body schema `check` takes it; else the 400 a route with that body
+ * schema answers, its paths below `root` (`/body`, or an element of a larger body such as an
+ * import's `/body/data/features/3`): one check, and one sentence, for both.
+ */
+export function requireValid<T> (check: ValidateFunction, value: unknown, root = '/body'): T {
+  if (check(value)) return value as T
+  const details = ajvErrorDetails(check.errors ?? [], root)
+  throw new ApiError('BadDataError', details[0]?.message ?? `${root} is invalid`, details)
 }
 
 /** RFC 8259 number grammar ("12", "-0.5", "1e3"; not "abc", "0x10", " 1") and finite. */

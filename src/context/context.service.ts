@@ -18,7 +18,7 @@ import {
 const missing = (name: string) => notFound(`Could not find context field with name ${name}`)
 
 /** 400 naming the first legal value listed twice. */
-function checkLegalValues (legalValues: readonly LegalValue[], root: string) {
+export function checkLegalValues (legalValues: readonly LegalValue[], root: string) {
   const seen = new Set<string>()
   legalValues.forEach((v, i) => {
     if (seen.has(v.value)) throw invalidField(`${root}/legalValues/${i}/value`, `lists ${v.value} a second time; each legal value is listed once`)
@@ -42,8 +42,8 @@ export async function contextField (db: Database, name: string) {
 }
 
 /** A new context field (context-field-created); 409 when the name is taken. */
-export function createContextField (target: Writer, body: NewContextField, createdBy: Author, root = '/body') {
-  checkLegalValues(body.legalValues ?? [], root)
+export function createContextField (target: Writer, body: NewContextField, createdBy: Author) {
+  checkLegalValues(body.legalValues ?? [], '/body')
   const fields: ContextFieldFields = {
     name: body.name,
     description: body.description ?? null,

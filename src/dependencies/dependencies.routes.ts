@@ -3,24 +3,10 @@ import { Type } from '@sinclair/typebox'
 import type { Database } from '../db/types.js'
 import { errorStatuses } from '../http/openapi.js'
 import { EmptyReply, FeatureParams, UrlFriendly } from '../http/schemas.js'
+import { NewDependency } from './dependencies.schemas.js'
 import { addDependency, removeDependencies, removeDependency } from './dependencies.service.js'
 
 const BASE = '/api/admin/projects/:projectId/features/:featureName/dependencies'
-
-const NewDependency = Type.Object(
-  {
-    feature: UrlFriendly('The parent feature, in the same project'),
-    enabled: Type.Optional(Type.Boolean({ default: true, description: 'true (the default): the child is on only when the parent is on; false: only when it is off' })),
-    variants: Type.Optional(
-      Type.Array(UrlFriendly('A variant name of the parent'), {
-        maxItems: 100,
-        uniqueItems: true,
-        description: 'With enabled true: the child is on only when the parent gives one of these variants; empty or absent: any',
-      })
-    ),
-  },
-  { additionalProperties: false }
-)
 
 const ref = (params: { projectId: string; featureName: string }) => ({ project: params.projectId, feature: params.featureName })
 

@@ -1,10 +1,11 @@
 import { lockFeature, lockFeaturesByName, requirePresent } from '../features/features.store.js'
 import type { FeatureRef } from '../features/missing.js'
 import type { Database } from '../db/types.js'
-import { invalidField } from '../errors.js'
+import { invalidField, refusedAt } from '../errors.js'
 import { withChange, type Writer } from '../events/events.service.js'
 import { type Author, toJsonText } from '../events/events.schemas.js'
-import { childrenOf, deleteDependencies, type Dependency, parentsOf, upsertDependency } from './dependencies.store.js'
+import type { NewDependency } from './dependencies.schemas.js'
+import { childrenOf, deleteDependencies, type Dependency, parentsOf, parentsOfFeatures, upsertDependency } from './dependencies.store.js'
 
 const eventOf = (ref: FeatureRef, createdBy: Author) => ({ createdBy, project: ref.project, featureName: ref.feature })
 
@@ -16,7 +17,7 @@ const eventOf = (ref: FeatureRef, createdBy: Author) => ({ createdBy, project: r
  * rule). Both features are locked, in name order, so that concurrent writers cannot build a
  * chain or a cycle between them. The same dependency again changes nothing.
  */
-export function addDependency (writer: Writer, ref: FeatureRef, body: { feature: string; enabled?: boolean; variants?: string[] }, createdBy: Author) {
+export function addDependency (writer: Writer, ref: FeatureRef, body: NewDependency, createdBy: Author) {
   const parent = body.feature
   if (parent === ref.feature) throw invalidField('/body/feature', 'cannot be the feature itself: a feature cannot depend on itself')
   return withChange(writer, async ({ trx, record }) => {
@@ -60,6 +61,34 @@ export function removeDependencies (writer: Writer, ref: FeatureRef, createdBy: 
     await lockFeature(trx, ref, true)
     const removed = await deleteDependencies(trx, ref.feature)
     if (removed.length > 0) record({ ...eventOf(ref, createdBy), type: 'feature-dependencies-removed', preData: toJsonText({ features: removed }) })
+  })
+}
+
+/**
+ * The dependencies of these features (of one project) become the listed ones: every parent a
+ * child has that is not listed is removed first, from all of them (feature-dependency-removed),
+ * then each listed one is added as addDependency adds one (its rules and event; one that is
+ * there already changes nothing). Removing first lets one call turn A → B into B → A. A refusal
+ * names the element at `rootOf(child index, parent index)`.
+ */
+export function setDependencies (
+  writer: Writer,
+  project: string,
+  children: readonly { feature: string; dependencies: readonly NewDependency[] }[],
+  createdBy: Author,
+  rootOf: (child: number, parent: number) => string = (child, parent) => `/body/${child}/dependencies/${parent}`
+) {
+  return withChange(writer, async (change) => {
+    const current = await parentsOfFeatures(change.trx, children.map((c) => c.feature))
+    for (const { feature, dependencies } of children) {
+      const wanted = new Set(dependencies.map((d) => d.feature))
+      for (const parent of current.get(feature) ?? []) {
+        if (!wanted.has(parent.feature)) await removeDependency(change, { project, feature }, parent.feature, createdBy)
+      }
+    }
+    for (const [c, { feature, dependencies }] of children.entries()) {
+      for (const [p, dependency] of dependencies.entries()) await refusedAt(rootOf(c, p), () => addDependency(change, { project, feature }, dependency, createdBy))
+    }
   })
 }
 

@@ -170,6 +170,7 @@ export async function lockFeatures (trx: Transaction<DB>, project: string, names
 
 /** Locks features by name, wherever they are, in name order; those that do not exist are left out. */
 export async function lockFeaturesByName (trx: Transaction<DB>, names: readonly string[]): Promise<FeatureRef[]> {
+  if (names.length === 0) return []
   const rows = await trx
     .selectFrom('features')
     .select(['name', 'project_id'])

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { invalidField } from '../errors.js'
+import { decodeContentEncoding } from './content-encoding.js'
 import { parseJsonBody, unstorable } from './json-body.js'
 
 /** Refuses a query or path value the database could not store, naming it (`/query/type`). */
@@ -16,13 +17,15 @@ function checkTextValues (values: unknown, root: string): void {
 }
 
 /**
- * What every request body, query and path must be before a handler sees it: bodies are JSON
+ * What every request body, query and path must be before a handler sees it: bodies are decoded
+ * as their Content-Encoding says (decodeContentEncoding), and are JSON
  * (application/json or application/json-patch+json; anything else is 415), parsed and checked
  * by parseJsonBody (an empty one is fine on a route that takes none); query and path values hold no NUL or lone surrogate. Runs after
  * authentication, so a client without a token learns nothing from these answers.
  */
 export const requestGuardsPlugin = fp(
   async (app: FastifyInstance) => {
+    app.addHook('preParsing', decodeContentEncoding)
     app.removeAllContentTypeParsers()
     app.addContentTypeParser(
       ['application/json', 'application/json-patch+json'],

@@ -33,7 +33,7 @@ function visible (segment: Segment, token: TokenScope) {
 }
 
 /** The stored form of a segment, every rule of its constraints checked (as a strategy's). */
-function fieldsOf (body: UpsertSegment, rules: SegmentRules): SegmentFields {
+export function segmentFields (body: UpsertSegment, rules: SegmentRules): SegmentFields {
   const total = body.constraints.reduce((sum, c) => sum + (c.values?.length ?? 0), 0)
   if (total > rules.maxValues) {
     throw invalidField('/body/constraints', `hold ${total} values in all; a segment may have at most ${rules.maxValues} (MAX_SEGMENT_VALUES)`)
@@ -60,7 +60,7 @@ export async function segment (db: Database, id: number, token: TokenScope) {
 
 /** A new segment (segment-created). */
 export function createSegment (writer: Writer, body: UpsertSegment, rules: SegmentRules, createdBy: Author) {
-  const fields = fieldsOf(body, rules)
+  const fields = segmentFields(body, rules)
   return withChange(writer, async ({ trx, record }) => {
     const created = await insertSegment(trx, fields, createdBy.name)
     record({ type: 'segment-created', createdBy, project: created.project ?? undefined, data: toJsonText(created) })
@@ -74,7 +74,7 @@ export function createSegment (writer: Writer, body: UpsertSegment, rules: Segme
  */
 export function changeSegment (writer: Writer, id: number, body: UpsertSegment & { id?: number }, rules: SegmentRules, createdBy: Author) {
   if (body.id !== undefined && body.id !== id) throw invalidField('/body/id', `must be ${id}, the id in the path: a segment's id cannot change`)
-  const fields = fieldsOf(body, rules)
+  const fields = segmentFields(body, rules)
   return withChange(writer, async ({ trx, record }) => {
     const current = await lockSegment(trx, id)
     if (!current) throw missing(id)

@@ -70,6 +70,11 @@ export const newStrategySchema = (limits: StrategyLimits) =>
     { additionalProperties: false }
   )
 
+export type NewStrategy = Static<ReturnType<typeof newStrategySchema>>
+
+/** Where a strategy's rule documents are below the strategy (refusals of one strategy of a list are placed with it). */
+export const STRATEGY_PLACES = { strategy: '', variants: '/variants' } as const
+
 export const updateStrategySchema = (limits: StrategyLimits) =>
   Type.Object(
     { name: Type.Optional(UrlFriendly('The strategy definition; the current one when left out')), ...strategyMembers(limits) },

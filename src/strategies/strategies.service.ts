@@ -5,7 +5,7 @@ import { lockFeatureEnvironment, readFeatureEnvironment } from '../features/feat
 import { switchEnvironment } from '../features/features.service.js'
 import type { FeatureEnvironmentRef } from '../features/missing.js'
 import type { Database, Queryable } from '../db/types.js'
-import { invalidField, notFound, RuleError } from '../errors.js'
+import { invalidField, notFound, refusedAt, RuleError } from '../errors.js'
 import { type Change, withChange, type Writer } from '../events/events.service.js'
 import { type Author, toJsonText } from '../events/events.schemas.js'
 import { requireIfMatch } from '../http/conditional.js'
@@ -15,7 +15,7 @@ import { applyPatches } from '../variants/json-patch.js'
 import type { PatchOperation } from '../variants/variants.schemas.js'
 import { segmentsById } from '../segments/segments.store.js'
 import { findDefinition } from './definitions.store.js'
-import { type FeatureStrategy, type newStrategySchema, type StoredStrategy, strategyDocumentSchema, type StrategyLimits, type updateStrategySchema } from './strategies.schemas.js'
+import { type FeatureStrategy, type NewStrategy, type StoredStrategy, STRATEGY_PLACES, strategyDocumentSchema, type StrategyLimits, type updateStrategySchema } from './strategies.schemas.js'
 import {
   deleteStrategy,
   findStrategy,
@@ -26,9 +26,8 @@ import {
   strategyCount,
   updateStrategy,
 } from './strategies.store.js'
-import { resolveStrategy, type StrategyDocument, type StrategyInput } from './strategy-rules.js'
+import { resolveStrategy, type StrategyDocument, type StrategyInput, strategyInput } from './strategy-rules.js'
 
-type NewStrategy = Static<ReturnType<typeof newStrategySchema>>
 type UpdateStrategy = Static<ReturnType<typeof updateStrategySchema>>
 
 /** The configured limits, and the checks compiled for them once. */
@@ -123,30 +122,73 @@ export async function strategyOf (db: Database, ref: FeatureEnvironmentRef, id: 
   return found
 }
 
+/** A new strategy's document, every rule of the strategy routes checked (definition, parameters, constraints, variants, segments); refusals at `/body`. */
+async function resolveNew (change: Change, ref: FeatureEnvironmentRef, body: NewStrategy, sortOrder: number, rules: StrategyRules) {
+  const definition = await definitionFor(change.trx, body.name, '/body/name')
+  const document = resolveStrategy(strategyInput(body, sortOrder), definition, ref.feature, rules.limits)
+  await checkSegments(change, ref, body.segments ?? [], '/body')
+  return document
+}
+
+async function insertNew (change: Change, ref: FeatureEnvironmentRef, document: StrategyDocument, createdBy: Author) {
+  const created = await insertStrategy(change.trx, ref, ulid(), document)
+  change.record({ ...eventOf(ref, createdBy), type: 'feature-strategy-add', data: toJsonText(created.strategy) })
+  return created
+}
+
+/** The refusal of a strategy past MAX_STRATEGIES: the `ordinal`th of its feature-environment, at `at`. */
+export const tooManyStrategies = (at: string, ordinal: number, ref: Omit<FeatureEnvironmentRef, 'project'>, limits: StrategyLimits) =>
+  invalidField(at, `would be strategy ${ordinal} of feature ${ref.feature} in ${ref.environment}; at most ${limits.maxStrategies} are allowed (MAX_STRATEGIES)`)
+
 /** Adds a strategy to a feature-environment (feature-strategy-add). */
 export function addStrategy (writer: Writer, ref: FeatureEnvironmentRef, body: NewStrategy, rules: StrategyRules, createdBy: Author) {
-  return withChange(writer, async ({ trx, record }) => {
-    await lockFeatureEnvironment(trx, ref)
-    const { count, nextSortOrder } = await strategyCount(trx, ref)
-    if (count >= rules.limits.maxStrategies) {
-      throw invalidField('/body', `would be strategy ${count + 1} of feature ${ref.feature} in ${ref.environment}; at most ${rules.limits.maxStrategies} are allowed (MAX_STRATEGIES)`)
+  return withChange(writer, async (change) => {
+    await lockFeatureEnvironment(change.trx, ref)
+    const { count, nextSortOrder } = await strategyCount(change.trx, ref)
+    if (count >= rules.limits.maxStrategies) throw tooManyStrategies('/body', count + 1, ref, rules.limits)
+    return insertNew(change, ref, await resolveNew(change, ref, body, nextSortOrder, rules), createdBy)
+  })
+}
+
+/** Two lists of strategies say the same, in the same order (sortOrder compared only `withOrder`). */
+const sameStrategies = (a: readonly StrategyDocument[], b: readonly StrategyDocument[], withOrder: boolean) => {
+  const text = (d: StrategyDocument) => JSON.stringify({ ...d, sortOrder: withOrder ? d.sortOrder : 0 })
+  return a.length === b.length && a.every((d, i) => text(d) === text(b[i]!))
+}
+
+/**
+ * A feature-environment's strategies become `wanted`: in their sortOrder when any gives one,
+ * else in the list's order. When they are these already (ids aside) nothing changes;
+ * otherwise each is added as addStrategy adds one (its rules, feature-strategy-add) before the
+ * old ones are removed (feature-strategy-remove), so that a feature that is on never passes
+ * through having no strategy, which would switch it off. Only the final count is held to
+ * MAX_STRATEGIES. A refusal names the element at `rootOf(index in wanted)`.
+ */
+export function setStrategies (
+  writer: Writer,
+  ref: FeatureEnvironmentRef,
+  wanted: readonly NewStrategy[],
+  rules: StrategyRules,
+  createdBy: Author,
+  rootOf: (index: number) => string = (index) => `/body/${index}`
+) {
+  return withChange(writer, async (change) => {
+    const { enabled } = await lockFeatureEnvironment(change.trx, ref)
+    const max = rules.limits.maxStrategies
+    if (wanted.length > max) throw tooManyStrategies(rootOf(max), max + 1, ref, rules.limits)
+    const ordered = wanted.some((s) => s.sortOrder !== undefined)
+    const list = wanted.map((body, index) => ({ body, index }))
+    if (ordered) list.sort((a, b) => (a.body.sortOrder ?? 0) - (b.body.sortOrder ?? 0))
+    const current = (await listStrategies(change.trx, ref)).map((s) => s.strategy)
+    const { nextSortOrder } = await strategyCount(change.trx, ref)
+    const desired: StrategyDocument[] = []
+    for (const [n, { body, index }] of list.entries()) {
+      desired.push(await refusedAt(rootOf(index), () => resolveNew(change, ref, body, ordered ? 0 : nextSortOrder + n, rules), STRATEGY_PLACES))
     }
-    const definition = await definitionFor(trx, body.name, '/body/name')
-    const input: StrategyInput = {
-      name: body.name,
-      title: body.title ?? null,
-      disabled: body.disabled ?? false,
-      sortOrder: body.sortOrder ?? nextSortOrder,
-      parameters: body.parameters ?? {},
-      constraints: body.constraints ?? [],
-      variants: body.variants ?? [],
-      segments: body.segments ?? [],
-    }
-    const document = resolveStrategy(input, definition, ref.feature, rules.limits)
-    await checkSegments({ trx, record }, ref, body.segments ?? [], '/body')
-    const created = await insertStrategy(trx, ref, ulid(), document)
-    record({ ...eventOf(ref, createdBy), type: 'feature-strategy-add', data: toJsonText(created.strategy) })
-    return created
+    if (sameStrategies(desired, current.map(documentOf), ordered)) return
+    for (const document of desired) await insertNew(change, ref, document, createdBy)
+    for (const old of current) await deleteOne(change, ref, old, createdBy)
+    await switchOffIfNoActiveStrategy(change, ref, enabled, createdBy)
   })
 }
 
@@ -228,12 +270,16 @@ export function patchStrategy (
   })
 }
 
+async function deleteOne (change: Change, ref: FeatureEnvironmentRef, strategy: FeatureStrategy, createdBy: Author) {
+  await deleteStrategy(change.trx, strategy.id)
+  change.record({ ...eventOf(ref, createdBy), type: 'feature-strategy-remove', preData: toJsonText(strategy) })
+}
+
 /** Removes a strategy (feature-strategy-remove); switching off follows when no active one is left. */
 export function removeStrategy (writer: Writer, ref: FeatureEnvironmentRef, id: string, request: { ifMatch: string | undefined; createdBy: Author }) {
   return withChange(writer, async (change) => {
     const { enabled, current } = await lockStrategy(change.trx, ref, id, request.ifMatch)
-    await deleteStrategy(change.trx, id)
-    change.record({ ...eventOf(ref, request.createdBy), type: 'feature-strategy-remove', preData: toJsonText(current.strategy) })
+    await deleteOne(change, ref, current.strategy, request.createdBy)
     await switchOffIfNoActiveStrategy(change, ref, enabled, request.createdBy)
   })
 }
@@ -275,15 +321,9 @@ export function reorderStrategies (writer: Writer, ref: FeatureEnvironmentRef, o
 export async function addDefaultStrategyIfNone (change: Change, ref: FeatureEnvironmentRef, createdBy: Author) {
   if (await hasActiveStrategy(change.trx, ref)) return
   const { nextSortOrder } = await strategyCount(change.trx, ref)
-  const created = await insertStrategy(change.trx, ref, ulid(), {
-    name: 'flexibleRollout',
-    title: null,
-    disabled: false,
-    sortOrder: nextSortOrder,
-    parameters: { rollout: '100', stickiness: 'default', groupId: ref.feature },
-    constraints: [],
-    variants: [],
-    segments: [],
-  })
-  change.record({ ...eventOf(ref, createdBy), type: 'feature-strategy-add', data: toJsonText(created.strategy) })
+  const { name, parameters } = defaultStrategy(ref.feature)
+  await insertNew(change, ref, { name, title: null, disabled: false, sortOrder: nextSortOrder, parameters, constraints: [], variants: [], segments: [] }, createdBy)
 }
+
+/** The strategy a feature switched on with none gets, as Unleash: flexibleRollout at 100 %, stickiness default, groupId the feature name. */
+export const defaultStrategy = (feature: string) => ({ name: 'flexibleRollout', parameters: { rollout: '100', stickiness: 'default', groupId: feature } }) satisfies NewStrategy

@@ -4,7 +4,7 @@ import { problemAt, type RuleProblem, RuleError } from '../errors.js'
 import { isFiniteNumberText } from '../validation.js'
 import { validateVariants } from '../variants/variants.js'
 import type { Variant } from '../variants/variants.schemas.js'
-import type { ParameterDefinition, StrategyLimits } from './strategies.schemas.js'
+import type { NewStrategy, ParameterDefinition, StrategyLimits } from './strategies.schemas.js'
 
 const PERCENTAGE = /^(100|[1-9]?\d)$/
 
@@ -31,6 +31,18 @@ export interface StrategyInput {
   variants: unknown[]
   segments: number[]
 }
+
+/** What a new strategy's body asks it to be; `sortOrder` when the body names none. */
+export const strategyInput = (body: NewStrategy, sortOrder: number): StrategyInput => ({
+  name: body.name,
+  title: body.title ?? null,
+  disabled: body.disabled ?? false,
+  sortOrder: body.sortOrder ?? sortOrder,
+  parameters: body.parameters ?? {},
+  constraints: body.constraints ?? [],
+  variants: body.variants ?? [],
+  segments: body.segments ?? [],
+})
 
 /**
  * The parameters as stored: strings (numbers and booleans converted, as Unleash does), with

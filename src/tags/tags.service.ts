@@ -155,8 +155,8 @@ async function removeTagFrom (change: Change, project: string, feature: string, 
 }
 
 /** Tags a feature (archived ones too, as Unleash), with the feature's row locked. */
-export function addFeatureTag (target: Writer, feature: string, body: TagBody, token: TokenScope, author: Author, path = '/body') {
-  const wanted = tagOf(body, path)
+export function addFeatureTag (target: Writer, feature: string, body: TagBody, token: TokenScope, author: Author) {
+  const wanted = tagOf(body, '/body')
   return withChange(target, async (change) => {
     const project = requireVisible(await lockFeatureProject(change.trx, feature), feature, token)
     await addTagTo(change, project, feature, wanted, author)
@@ -173,6 +173,31 @@ export function changeFeatureTags (db: Database, feature: string, body: TagsChan
     for (const wanted of added) await addTagTo(change, project, feature, wanted, author)
     for (const wanted of removed) await removeTagFrom(change, project, feature, wanted, author)
     return tagsOfFeature(change.trx, feature)
+  })
+}
+
+/**
+ * A feature's tags become `wanted` (each as tagOf reads it): those it has that are not wanted
+ * are removed (feature-untagged), wanted ones it lacks are added (tag-created when new,
+ * feature-tagged). The same tags again change nothing. A refusal names the element at
+ * `rootOf(index in wanted)`.
+ */
+export function setFeatureTags (
+  target: Writer,
+  feature: string,
+  wanted: readonly TagBody[],
+  token: TokenScope,
+  author: Author,
+  rootOf: (index: number) => string = (index) => `/body/${index}`
+) {
+  const tags = wanted.map((t, i) => tagOf(t, rootOf(i)))
+  const key = (tag: Tag) => `${tag.type}\u0000${tag.value}`
+  return withChange(target, async (change) => {
+    const project = requireVisible(await lockFeatureProject(change.trx, feature), feature, token)
+    const current = await tagsOfFeature(change.trx, feature)
+    const wantedKeys = new Set(tags.map(key))
+    for (const tag of current) if (!wantedKeys.has(key(tag))) await removeTagFrom(change, project, feature, tag, author)
+    for (const tag of tags) await addTagTo(change, project, feature, tag, author)
   })
 }
 

@@ -9,7 +9,7 @@ import type { FeatureEnvironmentRef } from '../features/missing.js'
 import { errorStatuses } from '../http/openapi.js'
 import { FeatureEnvironmentParams, FeatureParams, responseHeader, UrlFriendly } from '../http/schemas.js'
 import { strongEtag } from '../http/etag.js'
-import { FeatureVariants, PatchOperation, VariantInput, VariantsQuery } from './variants.schemas.js'
+import { FeatureVariants, PatchOperation, variantsBody, VariantsQuery } from './variants.schemas.js'
 import { type WriteConditions, type ChangeResult, patchVariants, readVariants, replaceVariants, replaceVariantsInEnvironments } from './variants.service.js'
 
 type Options = {
@@ -114,7 +114,7 @@ export const variantsRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
         params: FeatureEnvironmentParams,
         querystring: VariantsQuery,
         headers: IfMatchHeader,
-        body: Type.Array(VariantInput, { maxItems: config.maxVariants }),
+        body: variantsBody(config.maxVariants),
         errors: errorStatuses(400, 403, 404, 409, 412, 413, 415),
         response: { 200: { ...FeatureVariants, ...writeResponse } },
       },
@@ -134,7 +134,7 @@ export const variantsRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
         params: FeatureParams,
         body: Type.Object(
           {
-            variants: Type.Array(VariantInput, { maxItems: config.maxVariants }),
+            variants: variantsBody(config.maxVariants),
             environments: Type.Array(UrlFriendly('Environment name'), { minItems: 1, maxItems: 100, uniqueItems: true }),
           },
           { additionalProperties: false }

@@ -56,6 +56,9 @@ export const Variant = Type.Object(
   { additionalProperties: false }
 )
 
+/** The variants of a feature environment as a request replaces them (PUT …/variants, variants-batch, an import's featureEnvironments[].variants). */
+export const variantsBody = (maxVariants: number) => Type.Array(VariantInput, { maxItems: maxVariants })
+
 export type VariantInput = Static<typeof VariantInput>
 export type Variant = Static<typeof Variant>
 

@@ -2,6 +2,7 @@
  * Flags as code: IMPORT_FILE imported at start-up, with Unleash's setting names; a bad file
  * stops the start naming the element, and nothing is applied.
  */
+import { spawn } from 'node:child_process'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -9,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { buildApp } from '../../src/app.js'
 import { createDatabase } from '../../src/db/database.js'
 import { openDatabase } from '../../src/startup.js'
-import { auth, json, testConfig } from '../helpers/app.js'
+import { ADMIN_SECRET, auth, json, testConfig } from '../helpers/app.js'
 import { cloneTemplate, dropDatabase } from '../helpers/database.js'
 import { databaseFingerprint } from '../helpers/state.js'
 
@@ -84,6 +85,46 @@ describe('IMPORT_FILE at start-up', () => {
     expect(await databaseFingerprint(handle.db)).toEqual(before)
     await handle.db.destroy()
   })
+
+  it('a file that names no feature (an export of nothing) starts the server and changes nothing', async () => {
+    const first = await start({})
+    await first.close()
+    const handle = await createDatabase(testConfig(databaseUrl))
+    const before = await databaseFingerprint(handle.db)
+    const empty = { features: [], featureStrategies: [], featureEnvironments: [], contextFields: [], featureTags: [], segments: [], tagTypes: [], dependencies: [] }
+    for (const data of [empty, { features: [], featureStrategies: [] }]) {
+      const started = await start({ IMPORT_FILE: file('empty.json', data) })
+      await started.close()
+    }
+    expect(await databaseFingerprint(handle.db)).toEqual(before)
+    await handle.db.destroy()
+  })
+
+  it('the server refuses a file with one line naming the file and the element, no stack trace, and exits 1', async () => {
+    const names = Array.from({ length: 20 }, (_, i) => `startup-${i}`)
+    const bad = {
+      features: names.map((name) => ({ name })),
+      featureStrategies: names.map((name, i) => ({ name: 'default', featureName: name, constraints: [{ contextName: 'version', operator: 'SEMVER_EQ', value: i === 19 ? 'v1' : '1.0.0' }] })),
+    }
+    const path = file('refused.json', bad)
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+      env: { ...process.env, DATABASE_URL: databaseUrl, PORT: '0', LOG_LEVEL: 'info', INIT_ADMIN_API_TOKENS: ADMIN_SECRET, IMPORT_FILE: path },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    })
+    let output = ''
+    child.stdout.on('data', (chunk) => { output += chunk })
+    child.stderr.on('data', (chunk) => { output += chunk })
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve))
+    expect(code).toBe(1)
+    const lines = output.split('\n').filter((line) => line.trim() !== '')
+    const about = lines.filter((line) => line.includes('IMPORT_FILE'))
+    expect(about, output).toHaveLength(1)
+    expect(JSON.parse(about[0]!)).toMatchObject({
+      level: 60,
+      msg: `IMPORT_FILE ${path} was not imported, nothing was applied: /featureStrategies/19/constraints/0/value must be a valid semver version (strict semantic versioning, such as 1.2.3 or 2.0.0-rc.1; no leading v)`,
+    })
+    expect(output).not.toMatch(/\bat .+:\d+:\d+|"stack"/)
+  }, 60_000)
 
   it('imports the file; create-if-missing keeps changes made through the API across a restart, overwrite sets the file again', async () => {
     const path = file('flags.json', flags)

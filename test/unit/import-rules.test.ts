@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { legalValueProblems } from '../../src/context/legal-values.js'
-import { duplicates, exportedConstraint, importedConstraint, refusalOf, validationOf, type Findings } from '../../src/migration/import-rules.js'
+import { duplicates, exportedConstraint, importedConstraint, refusalOf, validationOf, type Findings } from '../../src/import-export/import-rules.js'
 
 const none: Findings = {
   project: 'default',

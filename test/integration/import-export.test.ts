@@ -8,6 +8,7 @@ import { writeChange } from '../../src/events/events.service.js'
 import { toJsonText } from '../../src/events/events.schemas.js'
 import { committedVersion } from '../../src/events/events.store.js'
 import { auth, buildTestApp, createToken, expectProblem, json, type TestApp, uniqueName, useTestApp } from '../helpers/app.js'
+import { withClient } from '../helpers/database.js'
 import { listen, signedIn } from '../helpers/people.js'
 import { databaseFingerprint } from '../helpers/state.js'
 
@@ -128,7 +129,57 @@ describe('POST /api/admin/features-batch/export', () => {
   })
 })
 
+describe('an export reads one snapshot', () => {
+  it('a write committed between two of its statements cannot tear it', async () => {
+    const name = uniqueName('torn')
+    const base = `/api/admin/projects/default/features/${name}/environments/development`
+    await ok(send(t, 'POST', '/api/admin/projects/default/features', { name }))
+    await ok(send(t, 'POST', `${base}/strategies`, { name: 'default' }))
+    await ok(send(t, 'POST', `${base}/on`))
+    const consistent = await exportOf(t, 'default').then((data) => ({
+      environments: data.featureEnvironments.filter((e: any) => e.featureName === name),
+      strategies: data.featureStrategies.filter((x: any) => x.featureName === name).length,
+    }))
+    expect(consistent).toEqual({ environments: [expect.objectContaining({ enabled: true })], strategies: 1 })
+
+    // A writer holds the strategies table while the export starts: the export reads the
+    // feature and its state, then waits for the strategies; the writer then removes them and
+    // switches the feature off, and commits. Read in one snapshot, the export still shows the
+    // feature as it was (on, with its strategy); torn, it would show it on with none.
+    const exported = await withClient(t.databaseUrl, async (writer) => {
+      await writer.query('BEGIN')
+      await writer.query('LOCK TABLE feature_strategies IN ACCESS EXCLUSIVE MODE')
+      const pending = send(t, 'POST', '/api/admin/features-batch/export', { environment: 'development', features: [name] })
+      for (let waited = 0; ; waited += 10) {
+        const { rows } = await writer.query('SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = \'feature_strategies\'::regclass')
+        if (rows[0].n > 0) break
+        if (waited > 10_000) throw new Error('the export never waited for the strategies')
+        await new Promise((resolve) => setTimeout(resolve, 10))
+      }
+      await writer.query('DELETE FROM feature_strategies WHERE feature_name = $1', [name])
+      await writer.query("UPDATE feature_environments SET enabled = false WHERE feature_name = $1 AND environment_name = 'development'", [name])
+      await writer.query('COMMIT')
+      return json(await ok(pending))
+    })
+    expect(exported.featureEnvironments).toEqual([expect.objectContaining({ featureName: name, enabled: true })])
+    expect(exported.featureStrategies).toEqual([expect.objectContaining({ featureName: name, name: 'default' })])
+  })
+})
+
 describe('POST /api/admin/features-batch/import', () => {
+  it('an import that names no feature (an export of nothing) is valid and writes nothing', async () => {
+    const nothing = json(await ok(send(t, 'POST', '/api/admin/features-batch/export', { environment: 'development', features: [uniqueName('none')] })))
+    expect(nothing).toEqual({ features: [], featureStrategies: [], featureEnvironments: [], contextFields: [], featureTags: [], segments: [], tagTypes: [], dependencies: [] })
+    for (const data of [nothing, { features: [], featureStrategies: [] }]) {
+      const body = { project: 'default', environment: 'development', data }
+      expect(json(await ok(send(t, 'POST', '/api/admin/features-batch/validate', body)))).toEqual({ errors: [], warnings: [], permissions: [] })
+      const before = await databaseFingerprint(t.database.db)
+      const imported = await send(t, 'POST', '/api/admin/features-batch/import', body)
+      expect(imported.statusCode, imported.body).toBe(200)
+      expect(await databaseFingerprint(t.database.db)).toEqual(before)
+    }
+  })
+
   it('round trip: an export imports into another server as it was; the same data again changes nothing', async () => {
     const s = await richProject(t)
     const data = await exportOf(t, s.project)

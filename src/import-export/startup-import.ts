@@ -1,12 +1,13 @@
 import { readFile } from 'node:fs/promises'
 import type { TokenScope } from '../access/scope.js'
-import type { Config } from '../config.js'
+import { type Config, ConfigError } from '../config.js'
 import type { Database } from '../db/types.js'
 import { ApiError } from '../errors.js'
 import { checkJsonValue } from '../http/json-body.js'
 import { ajvProblems, strictAjv } from '../validation.js'
-import { ImportData } from './migration.schemas.js'
-import { importFeatures, importRules } from './migration.service.js'
+import { ImportData } from './import-export.schemas.js'
+import { importRules } from './import-elements.js'
+import { importFeatures } from './import.service.js'
 
 /** Who the start-up import's events name. */
 const STARTUP: TokenScope = { name: 'import-file', type: 'admin', projects: ['*'], environments: ['*'] }
@@ -20,12 +21,13 @@ const inFile = (text: string) => text.replaceAll('/body/data', '')
  * Imports IMPORT_FILE (an export, this server's or Unleash's) into IMPORT_PROJECT and
  * IMPORT_ENVIRONMENT, as the import route does, all or nothing. With create-if-missing,
  * features that exist are left as they are. A file that cannot be read or imported stops the
- * start with an error naming the element; then nothing is applied.
+ * start with a ConfigError whose one line names the file and the element (`/featureStrategies/19`);
+ * then nothing is applied. A file that names no feature is valid and changes nothing.
  */
 export async function importAtStartup (db: Database, config: Config) {
   const wanted = config.startupImport
   if (!wanted) return undefined
-  const fail = (why: string) => new Error(`IMPORT_FILE ${wanted.file} was not imported, nothing was applied: ${why}`)
+  const fail = (why: string) => new ConfigError(`IMPORT_FILE ${wanted.file} was not imported, nothing was applied: ${why}`)
   let data: unknown
   try {
     data = JSON.parse(await readFile(wanted.file, 'utf8'))

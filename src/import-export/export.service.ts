@@ -1,7 +1,8 @@
 import { coversEnvironment, coversProject, type TokenScope } from '../access/scope.js'
 import type { Constraint } from '../constraints/constraints.schemas.js'
 import { contextFieldsNamed } from '../context/context.store.js'
-import type { Database } from '../db/types.js'
+import { readSnapshot } from '../db/snapshot.js'
+import type { Database, Queryable } from '../db/types.js'
 import { parentsOfFeatures } from '../dependencies/dependencies.store.js'
 import { notFound, permissionDenied } from '../errors.js'
 import { requirePresent } from '../features/features.store.js'
@@ -10,8 +11,8 @@ import { strategiesOfFeatures } from '../strategies/strategies.store.js'
 import { featuresTagged, listTagTypes, tagsOfFeatures } from '../tags/tags.store.js'
 import type { Variant } from '../variants/variants.schemas.js'
 import { exportedConstraint } from './import-rules.js'
-import type { ExportQuery, ExportResult } from './migration.schemas.js'
-import { environmentExists, featureEnvironmentsOf, featuresNamed, liveFeatureNames } from './migration.store.js'
+import type { ExportQuery, ExportResult } from './import-export.schemas.js'
+import { environmentExists, featureEnvironmentsOf, featuresNamed, liveFeatureNames } from './import-export.store.js'
 
 /**
  * The features chosen by `features`, else `tag`, else `project`, else every feature (not
@@ -22,6 +23,12 @@ export async function exportFeatures (db: Database, query: ExportQuery, token: T
   const { environment } = query
   if (!coversEnvironment(token, environment)) throw permissionDenied(`API token ${token.name} has no access to environment ${environment}`)
   if (query.project !== undefined && !coversProject(token, query.project)) throw permissionDenied(`API token ${token.name} has no access to project ${query.project}`)
+  // About ten statements: one snapshot, so that a write committed between two of them cannot tear the export.
+  return readSnapshot(db, (trx) => readExport(trx, query, token))
+}
+
+async function readExport (db: Queryable, query: ExportQuery, token: TokenScope): Promise<ExportResult> {
+  const { environment } = query
   if (query.project !== undefined) await requirePresent(db, { project: query.project })
   if (!(await environmentExists(db, environment))) throw notFound(`Environment ${environment} does not exist`)
   const names =

@@ -1,7 +1,7 @@
 import type { Constraint } from '../constraints/constraints.schemas.js'
-import { badData, invalidField } from '../errors.js'
+import { badData } from '../errors.js'
 import { isListOperator } from '../vocabulary/operators.js'
-import type { ImportConstraint, ImportData, ValidationItem } from './migration.schemas.js'
+import type { ImportConstraint, ValidationItem } from './import-export.schemas.js'
 
 /**
  * A constraint as an export carries it, in the form the single routes take: Unleash exports a
@@ -54,8 +54,14 @@ export interface Findings {
 
 const item = (message: string, affectedItems: string[]): ValidationItem[] => (affectedItems.length > 0 ? [{ message, affectedItems }] : [])
 
-/** Unleash's validation messages (and this server's for what Unleash does not check), from what was found. */
-export function validationOf (f: Findings) {
+/** Most refused elements a validation lists one by one; the rest are counted. */
+export const MAX_LISTED_REFUSALS = 100
+
+/**
+ * Unleash's validation messages (and this server's for what Unleash does not check), from what
+ * was found; then each element a single route would refuse, its message the 400's.
+ */
+export function validationOf (f: Findings, refused: readonly { message: string; item: string }[] = []) {
   return {
     errors: [
       ...item('We detected the following custom strategy that needs to be created first:', f.unsupportedStrategies),
@@ -72,6 +78,8 @@ export function validationOf (f: Findings) {
       ...item('We detected the following dependencies that need to be created first:', f.missingDependencies),
       ...item('We detected the following tag types that need to be created first:', f.missingTagTypes),
       ...item('We detected the following strategies, feature environments, tags or dependencies of features that are not among the imported features:', f.strangers),
+      ...refused.slice(0, MAX_LISTED_REFUSALS).map((r) => ({ message: r.message, affectedItems: [r.item] })),
+      ...(refused.length > MAX_LISTED_REFUSALS ? [{ message: `${refused.length - MAX_LISTED_REFUSALS} more elements would be refused as well`, affectedItems: [] }] : []),
     ],
     warnings: [
       ...item(
@@ -110,17 +118,4 @@ export function refusalOf (f: Findings) {
   if (f.missingTagTypes.length > 0) return badData(`Tag types that do not exist and are not in the data: ${f.missingTagTypes.join(', ')}`)
   if (f.tooMany) return badData(validationOf(f).errors.find((e) => e.message.startsWith('We detected you want to create'))!.message)
   return undefined
-}
-
-/**
- * Every strategy's segment ids must be among the data's segments (Unleash answers a dangling id
- * with a 500): 400 naming the first that is not.
- */
-export function checkSegmentIds (data: ImportData) {
-  const known = new Set((data.segments ?? []).map((s) => s.id))
-  data.featureStrategies.forEach((s, i) =>
-    (s.segments ?? []).forEach((id, j) => {
-      if (!known.has(id)) throw invalidField(`/body/data/featureStrategies/${i}/segments/${j}`, `is ${id}, which is not the id of one of the data's segments`)
-    })
-  )
 }

@@ -1,11 +1,8 @@
-import { type Static, Type } from '@sinclair/typebox'
-import { Nullable, StringEnum, UrlFriendly } from '../http/schemas.js'
-import { Parameters } from '../strategies/strategies.schemas.js'
+import { type Static, type TSchema, Type } from '@sinclair/typebox'
+import { Nullable, UrlFriendly } from '../http/schemas.js'
 import { Variant } from '../variants/variants.schemas.js'
-import { FEATURE_TYPES } from '../vocabulary/flag-types.js'
-import { OPERATORS } from '../vocabulary/operators.js'
 
-/** Most features one import may carry; the other lists are bounded by the body limit. */
+/** Most features one import may carry; the other lists are bounded by the body limit (and MAX_ITEMS). */
 export const MAX_IMPORT_FEATURES = 10_000
 const MAX_ITEMS = 200_000
 
@@ -102,18 +99,22 @@ export const ExportResult = Type.Object({
 export type ExportResult = Static<typeof ExportResult>
 
 // What an import accepts: an export of this server or of Unleash. Members this server does not
-// keep (createdAt, lastSeenAt, links, …) are accepted and ignored; those it keeps are checked
-// as the single routes check them.
+// keep (createdAt, lastSeenAt, links, …) are accepted and ignored. This schema says only the
+// shape the import reads (names, types, list sizes bounded by the body limit); every element
+// is then checked by the schema and rules of the single route that writes it, so that an
+// import refuses what that route refuses, with the same sentence (import-elements.ts).
 
 const open = { additionalProperties: true } as const
-const Text = (maxLength: number) => Type.String({ maxLength })
+const List = <T extends TSchema>(items: T, description?: string) => Type.Array(items, { maxItems: MAX_ITEMS, ...(description !== undefined && { description }) })
+const Text = Type.String()
+const MaybeText = Type.Optional(Nullable(Type.String()))
 
 const ImportConstraint = Type.Object(
   {
-    contextName: Type.String({ minLength: 1, maxLength: 100 }),
-    operator: StringEnum(OPERATORS),
-    values: Type.Optional(Type.Array(Type.String(), { maxItems: MAX_ITEMS })),
-    value: Type.Optional(Type.String()),
+    contextName: Text,
+    operator: Text,
+    values: Type.Optional(List(Text)),
+    value: Type.Optional(Text),
     inverted: Type.Optional(Type.Boolean()),
     caseInsensitive: Type.Optional(Type.Boolean()),
   },
@@ -124,8 +125,8 @@ export type ImportConstraint = Static<typeof ImportConstraint>
 const ImportFeature = Type.Object(
   {
     name: UrlFriendly('The feature'),
-    description: Type.Optional(Nullable(Text(1000))),
-    type: Type.Optional(StringEnum(FEATURE_TYPES)),
+    description: MaybeText,
+    type: Type.Optional(Text),
     project: Type.Optional(Type.String({ description: 'The project it was exported from (ignored: it is imported into the request\'s project)' })),
     impressionData: Type.Optional(Type.Boolean()),
     stale: Type.Optional(Type.Boolean({ description: 'Ignored' })),
@@ -139,13 +140,13 @@ const ImportStrategy = Type.Object(
     name: UrlFriendly('The strategy definition'),
     featureName: UrlFriendly('The feature it belongs to; must be one of features'),
     id: Type.Optional(Type.String({ description: 'Ignored: the strategy gets an id here' })),
-    title: Type.Optional(Nullable(Text(1000))),
-    parameters: Type.Optional(Parameters),
-    constraints: Type.Optional(Type.Array(ImportConstraint, { maxItems: MAX_ITEMS })),
-    variants: Type.Optional(Type.Array(Type.Unknown(), { maxItems: MAX_ITEMS })),
-    sortOrder: Type.Optional(Type.Integer({ minimum: -1_000_000, maximum: 1_000_000 })),
+    title: MaybeText,
+    parameters: Type.Optional(Type.Record(Type.String(), Type.Unknown())),
+    constraints: Type.Optional(List(ImportConstraint)),
+    variants: Type.Optional(List(Type.Unknown())),
+    sortOrder: Type.Optional(Type.Integer()),
     disabled: Type.Optional(Nullable(Type.Boolean())),
-    segments: Type.Optional(Type.Array(Type.Integer(), { maxItems: MAX_ITEMS, description: 'Ids of segments listed in segments' })),
+    segments: Type.Optional(List(Type.Integer(), 'Ids of segments listed in segments')),
   },
   open
 )
@@ -153,9 +154,9 @@ export type ImportStrategy = Static<typeof ImportStrategy>
 
 const ImportFeatureEnvironment = Type.Object(
   {
-    featureName: UrlFriendly('The feature; must be one of features'),
+    featureName: UrlFriendly('The feature; must be one of features, listed once'),
     enabled: Type.Boolean(),
-    variants: Type.Optional(Type.Array(Type.Unknown(), { maxItems: MAX_ITEMS })),
+    variants: Type.Optional(List(Type.Unknown())),
   },
   open
 )
@@ -163,12 +164,10 @@ const ImportFeatureEnvironment = Type.Object(
 const ImportContextField = Type.Object(
   {
     name: UrlFriendly('The context field'),
-    description: Type.Optional(Nullable(Text(250))),
+    description: MaybeText,
     stickiness: Type.Optional(Type.Boolean()),
-    sortOrder: Type.Optional(Type.Integer({ minimum: -1_000_000, maximum: 1_000_000 })),
-    legalValues: Type.Optional(
-      Type.Array(Type.Object({ value: Type.String({ minLength: 1, maxLength: 100 }), description: Type.Optional(Nullable(Text(1000))) }, open), { maxItems: 1000 })
-    ),
+    sortOrder: Type.Optional(Type.Integer()),
+    legalValues: Type.Optional(List(Type.Object({ value: Text, description: MaybeText }, open))),
   },
   open
 )
@@ -176,34 +175,20 @@ const ImportContextField = Type.Object(
 const ImportSegment = Type.Object(
   {
     id: Type.Integer({ description: 'The id strategies of this data use for it' }),
-    name: Type.String({ minLength: 1, maxLength: 100 }),
-    description: Type.Optional(Nullable(Text(1000))),
-    project: Type.Optional(Nullable(Type.String())),
-    constraints: Type.Optional(Type.Array(ImportConstraint, { maxItems: MAX_ITEMS, description: 'When given, a segment of this name that does not exist is created with them' })),
+    name: Text,
+    description: MaybeText,
+    project: MaybeText,
+    constraints: Type.Optional(List(ImportConstraint, 'When given, a segment of this name that does not exist is created with them')),
   },
   open
 )
 
-const ImportTagType = Type.Object(
-  {
-    name: Type.String({ minLength: 2, maxLength: 50 }),
-    description: Type.Optional(Nullable(Text(1000))),
-    icon: Type.Optional(Nullable(Text(100))),
-    color: Type.Optional(Nullable(Type.String({ maxLength: 7 }))),
-  },
-  open
-)
+const ImportTagType = Type.Object({ name: Text, description: MaybeText, icon: MaybeText, color: MaybeText }, open)
 
 const ImportDependencies = Type.Object(
   {
-    feature: UrlFriendly('The child feature'),
-    dependencies: Type.Array(
-      Type.Object(
-        { feature: UrlFriendly('The parent feature'), enabled: Type.Optional(Type.Boolean()), variants: Type.Optional(Type.Array(Type.String({ maxLength: 100 }), { maxItems: 100 })) },
-        open
-      ),
-      { maxItems: 100 }
-    ),
+    feature: UrlFriendly('The child feature, listed once'),
+    dependencies: List(Type.Object({ feature: UrlFriendly('The parent feature'), enabled: Type.Optional(Type.Boolean()), variants: Type.Optional(List(Text)) }, open)),
   },
   open
 )
@@ -211,17 +196,19 @@ const ImportDependencies = Type.Object(
 export const ImportData = Type.Object(
   {
     features: Type.Array(ImportFeature, { maxItems: MAX_IMPORT_FEATURES }),
-    featureStrategies: Type.Array(ImportStrategy, { maxItems: MAX_ITEMS }),
-    featureEnvironments: Type.Optional(Type.Array(ImportFeatureEnvironment, { maxItems: MAX_ITEMS })),
-    contextFields: Type.Optional(Type.Array(ImportContextField, { maxItems: MAX_ITEMS })),
-    featureTags: Type.Optional(
-      Type.Array(Type.Object({ featureName: UrlFriendly('The feature'), tagType: Type.String({ maxLength: 50 }), tagValue: Type.String({ maxLength: 50 }) }, open), { maxItems: MAX_ITEMS })
-    ),
-    segments: Type.Optional(Type.Array(ImportSegment, { maxItems: MAX_ITEMS })),
-    tagTypes: Type.Optional(Type.Array(ImportTagType, { maxItems: MAX_ITEMS })),
-    dependencies: Type.Optional(Type.Array(ImportDependencies, { maxItems: MAX_ITEMS })),
+    featureStrategies: List(ImportStrategy),
+    featureEnvironments: Type.Optional(List(ImportFeatureEnvironment)),
+    contextFields: Type.Optional(List(ImportContextField)),
+    featureTags: Type.Optional(List(Type.Object({ featureName: UrlFriendly('The feature'), tagType: Text, tagValue: Text }, open))),
+    segments: Type.Optional(List(ImportSegment)),
+    tagTypes: Type.Optional(List(ImportTagType)),
+    dependencies: Type.Optional(List(ImportDependencies)),
   },
-  { additionalProperties: true, description: 'An export (this server\'s or Unleash\'s); members this server does not keep (links, createdAt, …) are ignored' }
+  {
+    additionalProperties: true,
+    description:
+      "An export (this server's or Unleash's); members this server does not keep (links, createdAt, …) are ignored. Each element is checked as the single route that writes it checks its body (features as POST …/features, featureStrategies as POST …/strategies, featureEnvironments' variants as PUT …/variants, contextFields as POST /api/admin/context, segments as POST /api/admin/segments, tagTypes as POST /api/admin/tag-types, featureTags as POST /api/admin/features/{name}/tags, dependencies as POST …/dependencies): the same limits, refused with the same sentence at the element's place.",
+  }
 )
 export type ImportData = Static<typeof ImportData>
 
