@@ -8,12 +8,11 @@ import {
   json,
   uniqueName,
 } from '../../helpers/app.js'
+import { requests } from '../../helpers/requests.js'
 
 const t = useTestApp()
 
-const post = (url: string, payload: unknown) =>
-  t.app.inject({ method: 'POST', url, headers: auth(), payload: payload as object })
-const get = (url: string) => t.app.inject({ method: 'GET', url, headers: auth() })
+const { admin: { get, post } } = requests(t)
 
 describe('a fresh database', () => {
   it('has project default with development and production enabled', async () => {

@@ -7,6 +7,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { InMemStorageProvider, Unleash } from 'unleash-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ADMIN_SECRET, auth, buildTestApp, createFeature, createToken, expectProblem, json, uniqueName, useTestApp } from '../../helpers/app.js'
+import { requests } from '../../helpers/requests.js'
 import { databaseFingerprint, eventsOf } from '../../helpers/state.js'
 
 // State version read on every request here; the cached version has its own test below.
@@ -14,26 +15,21 @@ const t = useTestApp({ CLIENT_STATE_CACHE_MS: '0' })
 let base = ''
 let clientSecret = ''
 const sdks: Unleash[] = []
+const { clientToken, send } = requests(t)
 
 beforeAll(async () => {
   await t.app.listen({ port: 0, host: '127.0.0.1' })
   base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`
-  clientSecret = await createClientToken({ environment: 'development' })
+  clientSecret = await clientToken('development')
 })
 afterAll(() => {
   for (const sdk of sdks) sdk.destroy()
 })
 
-async function createClientToken (body: object, tokenName = uniqueName('sdk')) {
-  const res = await t.app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload: { tokenName, type: 'client', ...body } })
-  expect(res.statusCode, res.body).toBe(201)
-  return json(res).secret as string
-}
-
 const variantsUrl = (feature: string, env = 'development') =>
   `/api/admin/projects/default/features/${feature}/environments/${env}/variants`
 const toggle = (feature: string, state: 'on' | 'off', secret?: string, env = 'development') =>
-  t.app.inject({ method: 'POST', url: `/api/admin/projects/default/features/${feature}/environments/${env}/${state}`, headers: auth(secret) })
+  send('POST', `/api/admin/projects/default/features/${feature}/environments/${env}/${state}`, undefined, secret)
 
 /** An SDK on the listening server, synchronised; metrics off unless `metricsInterval` is given. */
 async function startSdk (secret = clientSecret, { appName = 'client-test', metricsInterval }: { appName?: string; metricsInterval?: number } = {}) {
@@ -53,7 +49,7 @@ async function startSdk (secret = clientSecret, { appName = 'client-test', metri
 
 describe('client tokens', () => {
   it("are created with one environment, in Unleash's secret form, and listed with their type", async () => {
-    const secret = await createClientToken({ environment: 'production', projects: ['default'] }, 'sdk-form')
+    const secret = await clientToken('production', ['default'], 'sdk-form')
     expect(secret).toMatch(/^default:production\.[0-9a-f]{48}$/)
     expect(clientSecret).toMatch(/^\*:development\.[0-9a-f]{48}$/)
     const list = json(await t.app.inject({ method: 'GET', url: '/api/admin/api-tokens', headers: auth() })).tokens
@@ -133,7 +129,7 @@ describe('GET /api/client/features', () => {
     expect(json(changed).features[0].enabled).toBe(false)
     const otherProject = await t.app.inject({ method: 'GET', url: `/api/client/features?namePrefix=${prefix}&project=elsewhere`, headers: auth(clientSecret) })
     expect(json(otherProject).features).toEqual([])
-    const scopedSecret = await createClientToken({ environment: 'development', projects: ['elsewhere'] })
+    const scopedSecret = await clientToken('development', ['elsewhere'])
     const scoped = await t.app.inject({ method: 'GET', url: `/api/client/features?namePrefix=${prefix}`, headers: auth(scopedSecret) })
     expect(json(scoped).features).toEqual([])
   })
@@ -206,7 +202,7 @@ describe('with the state version cached (CLIENT_STATE_CACHE_MS, 1 s by default)'
   it('a change is served within the cache time', async () => {
     const cached = await buildTestApp()
     try {
-      const secret = json(await cached.app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload: { tokenName: 'c', type: 'client', environment: 'development' } })).secret
+      const secret = await requests(cached).clientToken('development', undefined, 'c')
       const feature = await createFeature(cached.app)
       const enabled = async () => json(await cached.app.inject({ method: 'GET', url: '/api/client/features', headers: auth(secret) })).features.find((f: any) => f.name === feature)?.enabled
       await enabled()
@@ -284,7 +280,7 @@ describe('SDK usage: register and metrics', () => {
     expect(await countsOf('no-such-feature')).toEqual([])
     expect((await stagesOf(feature)).map((s: any) => s.stage)).toEqual(['initial', 'pre-live'])
 
-    const production = await createClientToken({ environment: 'production' })
+    const production = await clientToken('production')
     expect((await metrics({ [feature]: { yes: 1, no: 0 } }, production)).statusCode).toBe(202)
     await t.app.usage.flush()
     expect((await stagesOf(feature)).map((s: any) => s.stage)).toEqual(['initial', 'pre-live', 'live'])
@@ -297,7 +293,7 @@ describe('SDK usage: register and metrics', () => {
   it('a completed feature stays completed, and its lifecycle says where it is still evaluated', async () => {
     const feature = await createFeature(t.app)
     await t.app.inject({ method: 'POST', url: `/api/admin/projects/default/features/${feature}/lifecycle/complete`, headers: auth(), payload: { status: 'kept' } })
-    const production = await createClientToken({ environment: 'production' })
+    const production = await clientToken('production')
     await metrics({ [feature]: { yes: 1, no: 0 } }, production)
     await t.app.usage.flush()
     const stages = await stagesOf(feature)
@@ -318,7 +314,7 @@ describe('SDK usage: register and metrics', () => {
   it('limits usage reports per token and minute: 429 with Retry-After', async () => {
     const limited = await buildTestApp({ CLIENT_USAGE_RATE: '2' })
     try {
-      const secret = json(await limited.app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload: { tokenName: 'rl', type: 'client', environment: 'development' } })).secret
+      const secret = await requests(limited).clientToken('development', undefined, 'rl')
       const send = () => limited.app.inject({ method: 'POST', url: '/api/client/metrics', headers: auth(secret), payload: { appName: 'a', instanceId: 'i', bucket: { start: new Date().toISOString(), stop: new Date().toISOString(), toggles: {} } } })
       const statuses = []
       for (let i = 0; i < 3; i++) statuses.push(await send())
@@ -344,7 +340,7 @@ describe('SDK usage: register and metrics', () => {
 
     // An SDK in production moves it to live.
     await toggle(feature, 'on', undefined, 'production')
-    const production = await startSdk(await createClientToken({ environment: 'production' }), { appName: 'sdk-metrics-production', metricsInterval: 300 })
+    const production = await startSdk(await clientToken('production'), { appName: 'sdk-metrics-production', metricsInterval: 300 })
     expect(production.isEnabled(feature)).toBe(true)
     const live = Date.now()
     while (!(await stage()).includes('live') && Date.now() - live < 10_000) await sleep(100)

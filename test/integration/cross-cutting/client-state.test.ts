@@ -8,6 +8,7 @@ import pg from 'pg'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { auth, buildTestApp, createFeature, documentedRoutes, expectProblem, json, uniqueName, useTestApp } from '../../helpers/app.js'
 import { type Browser, createUser, listen, PASSWORD, signedIn } from '../../helpers/people.js'
+import { requests } from '../../helpers/requests.js'
 
 const t = useTestApp({ CLIENT_STATE_CACHE_MS: '0', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' })
 let server = ''
@@ -18,15 +19,7 @@ beforeAll(async () => {
 /** A fetch Response as the table reads an inject answer. */
 const asInject = async (res: Response) => ({ statusCode: res.status, body: await res.text() })
 
-async function frontendToken () {
-  const res = await t.app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload: { tokenName: uniqueName('web'), type: 'frontend', environment: 'development' } })
-  return json(res).secret as string
-}
-
-async function clientToken (environment = 'development') {
-  const res = await t.app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload: { tokenName: uniqueName('sdk'), type: 'client', environment } })
-  return json(res).secret as string
-}
+const { clientToken, frontendToken, send } = requests(t)
 
 const poll = (secret: string, etag?: string, query = '') =>
   t.app.inject({ method: 'GET', url: `/api/client/features${query}`, headers: { ...auth(secret), ...(etag === undefined ? {} : { 'if-none-match': etag }) } })
@@ -138,7 +131,7 @@ interface WriteCase {
 
 describe('every write route records an event and moves the client version; a refused one does neither', () => {
   const feature = (prefix: string) => createFeature(t.app, 'default', uniqueName(prefix))
-  const post = (url: string, payload?: object, secret?: string) => t.app.inject({ method: 'POST', url, headers: auth(secret), ...(payload ? { payload } : {}) })
+  const post = (url: string, payload?: object, secret?: string) => send('POST', url, payload, secret)
   const base = '/api/admin/projects/default/features'
   const addon = { provider: 'webhook', enabled: false, events: ['feature-created'], parameters: { url: 'http://127.0.0.1:9/hook' } }
   // The webhook the last run created: a refusal acts on it and writes nothing else first.

@@ -6,20 +6,16 @@
  */
 import { describe, expect, it } from 'vitest'
 import { auth, createFeature, expectProblem, json, uniqueName, useTestApp } from '../../helpers/app.js'
+import { requests } from '../../helpers/requests.js'
 import { databaseFingerprint } from '../../helpers/state.js'
 
 const t = useTestApp({ CLIENT_STATE_CACHE_MS: '0' })
 
 const base = '/api/admin/projects/default/features'
-const send = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown, secret?: string) =>
-  t.app.inject({ method, url, headers: auth(secret), ...(payload === undefined ? {} : { payload: payload as object }) })
+const { admin, apiToken, send } = requests(t)
 /** What Unleash's admin UI and many HTTP clients send on routes without a body. */
 const emptyJson = (method: 'POST' | 'DELETE', url: string) =>
-  t.app.inject({ method, url, headers: { ...auth(), 'content-type': 'application/json' }, payload: '' })
-
-async function token (type: 'client' | 'frontend') {
-  return json(await send('POST', '/api/admin/api-tokens', { tokenName: uniqueName(type), type, environment: 'development' })).secret as string
-}
+  admin.send(method, url, '', { 'content-type': 'application/json' })
 
 describe('an empty JSON body on a route that takes none is accepted, as Unleash does', () => {
   it('on, off, strategy DELETE, archive, revive-free routes, uncomplete, token DELETE', async () => {
@@ -91,7 +87,7 @@ describe('OFREP refusals are application/json, as the document says', () => {
     t.app.inject({ method: 'POST', url, headers: { ...(secret === undefined ? {} : auth(secret)), 'content-type': 'application/json' }, payload })
 
   it('a key of 101 to 1000 characters is 404 FLAG_NOT_FOUND; a malformed escape is 400 PARSE_ERROR; 401, 403 and 415 too', async () => {
-    const frontend = await token('frontend')
+    const frontend = await apiToken('frontend')
     for (const length of [101, 200, 1000]) {
       const key = 'k'.repeat(length)
       const res = await evaluate(`/ofrep/v1/evaluate/flags/${key}`, frontend)
@@ -105,7 +101,7 @@ describe('OFREP refusals are application/json, as the document says', () => {
     expect(json(escape)).toMatchObject({ errorCode: 'PARSE_ERROR' })
     const nul = await evaluate('/ofrep/v1/evaluate/flags/a%00b', frontend)
     expect(nul.statusCode).toBe(404)
-    for (const [secret, status] of [[undefined, 401], ['wrong', 401], [await token('client'), 403]] as const) {
+    for (const [secret, status] of [[undefined, 401], ['wrong', 401], [await apiToken('client'), 403]] as const) {
       for (const url of ['/ofrep/v1/evaluate/flags/x', '/ofrep/v1/evaluate/flags']) {
         const res = await evaluate(url, secret)
         expect(res.statusCode, `${url} ${secret}`).toBe(status)
@@ -124,7 +120,7 @@ describe('OFREP refusals are application/json, as the document says', () => {
 
 describe('GET /api/admin/environments', () => {
   it('answers 403 to client and frontend tokens, and the document lists it', async () => {
-    for (const type of ['client', 'frontend'] as const) expectProblem(await send('GET', '/api/admin/environments', undefined, await token(type)), 403, 'PermissionError')
+    for (const type of ['client', 'frontend'] as const) expectProblem(await send('GET', '/api/admin/environments', undefined, await apiToken(type)), 403, 'PermissionError')
     const doc = json(await t.app.inject({ method: 'GET', url: '/docs/json' }))
     expect(Object.keys(doc.paths['/api/admin/environments'].get.responses)).toContain('403')
   })

@@ -7,7 +7,8 @@ import pg from 'pg'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type App, buildApp } from '../../../src/app.js'
 import { createDatabase, type DatabaseHandle, LISTEN_APPLICATION_NAME } from '../../../src/db/database.js'
-import { auth, buildTestApp, createFeature, json, type TestApp, testConfig, uniqueName } from '../../helpers/app.js'
+import { auth, buildTestApp, createFeature, json, type TestApp, testConfig } from '../../helpers/app.js'
+import { requests } from '../../helpers/requests.js'
 
 // The client state version is kept a minute: only a wake can make an instance see a change sooner.
 const env = { CLIENT_STATE_CACHE_MS: '60000' }
@@ -31,8 +32,7 @@ beforeAll(async () => {
   }
   second = { app: await buildApp(config, { database: gated }), database }
   await second.app.ready()
-  const res = await first.app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload: { tokenName: uniqueName('sdk'), type: 'client', environment: 'development' } })
-  clientSecret = json(res).secret
+  clientSecret = await requests(first).clientToken()
 })
 afterAll(async () => {
   gate?.open()

@@ -16,6 +16,7 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { type Browser, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { auth, buildTestApp, createFeature, json, type TestApp, uniqueName } from '../../helpers/app.js'
+import { requests } from '../../helpers/requests.js'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
 const features = '/api/admin/projects/default/features'
@@ -51,8 +52,7 @@ beforeAll(async () => {
   await t.app.listen({ port: 0, host: '127.0.0.1' })
   // "localhost", not the pages' 127.0.0.1: another host as well as another port.
   api = `http://localhost:${(t.app.server.address() as AddressInfo).port}`
-  const token = await t.app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload: { tokenName: uniqueName('web'), type: 'frontend', environment: 'development' } })
-  secret = json(token).secret
+  secret = await requests(t).frontendToken()
   browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,

@@ -11,6 +11,7 @@ import { UnleashClient } from 'unleash-proxy-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { auth, buildTestApp, createFeature, expectProblem, json, uniqueName, useTestApp } from '../../helpers/app.js'
 import { specFiles, withSpecState } from '../../helpers/client-spec.js'
+import { requests } from '../../helpers/requests.js'
 import { databaseFingerprint } from '../../helpers/state.js'
 import type { VariantAnswer } from '../../../src/frontend/evaluator.js'
 import { ofrepResult } from '../../../src/frontend/ofrep.js'
@@ -20,14 +21,7 @@ let base = ''
 let frontendSecret = ''
 
 const features = '/api/admin/projects/default/features'
-const post = (url: string, payload?: unknown, headers: Record<string, string> = auth()) =>
-  t.app.inject({ method: 'POST', url, headers, ...(payload === undefined ? {} : { payload: payload as object }) })
-
-async function frontendToken (environment = 'development', projects?: string[]) {
-  const res = await post('/api/admin/api-tokens', { tokenName: uniqueName('web'), type: 'frontend', environment, ...(projects && { projects }) })
-  expect(res.statusCode, res.body).toBe(201)
-  return json(res).secret as string
-}
+const { admin: { post }, frontendToken } = requests(t)
 
 /** A feature of the default project switched on in development, with these variants (or none). */
 async function featureOn (variants?: object[], name = uniqueName('web')) {
@@ -145,7 +139,7 @@ describe('the answers are the official SDK\'s', () => {
     let compared = 0
     for (const file of specFiles()) {
       await withSpecState(file, async ({ t: app, spec, written, sdk }) => {
-        const token = json(await app.app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload: { tokenName: 'web', type: 'frontend', environment: 'development' } })).secret
+        const token = await requests(app).frontendToken('development', undefined, 'web')
         for (const test of [...(spec.tests ?? []), ...(spec.variantTests ?? [])]) {
           if (written.refused.has(test.toggleName)) continue
           // The frontend API fills in the caller's address; the SDK is given the same context.
@@ -251,7 +245,7 @@ describe('usage reports of browser SDKs', () => {
     expect(await databaseFingerprint(t.database.db)).toEqual(before)
     const limited = await buildTestApp({ CLIENT_USAGE_RATE: '1' })
     try {
-      const secret = json(await limited.app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload: { tokenName: 'w', type: 'frontend', environment: 'development' } })).secret
+      const secret = await requests(limited).frontendToken('development', undefined, 'w')
       const register = () => limited.app.inject({ method: 'POST', url: '/api/frontend/client/register', headers: auth(secret), payload: { appName: 'web', interval: 1, started: 0, strategies: [] } })
       expect((await register()).statusCode).toBe(200)
       expectProblem(await register(), 429, 'TooManyRequestsError')

@@ -9,12 +9,13 @@ import { toJsonText } from '../../../src/events/events.schemas.js'
 import { committedVersion } from '../../../src/events/events.store.js'
 import { auth, buildTestApp, createToken, expectProblem, json, type TestApp, uniqueName, useTestApp } from '../../helpers/app.js'
 import { listen, signedIn } from '../../helpers/people.js'
+import { requests } from '../../helpers/requests.js'
 import { databaseFingerprint } from '../../helpers/state.js'
 
 const t = useTestApp({ CLIENT_STATE_CACHE_MS: '0', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' })
 
 const send = (app: TestApp, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown, secret?: string) =>
-  app.app.inject({ method, url, headers: auth(secret), ...(payload === undefined ? {} : { payload: payload as object }) })
+  requests(app).send(method, url, payload, secret)
 const ok = async (res: ReturnType<typeof send>) => {
   const done = await res
   if (done.statusCode >= 300) throw new Error(`${done.statusCode} ${done.body}`)
@@ -141,7 +142,7 @@ describe('POST /api/admin/features-batch/import', () => {
       expect(comparable(again)).toEqual(comparable(data))
       // What SDKs read is the same.
       const clientOf = async (app: TestApp) => {
-        const secret = json(await send(app, 'POST', '/api/admin/api-tokens', { tokenName: uniqueName('sdk'), type: 'client', environment: 'development' })).secret
+        const secret = await requests(app).clientToken()
         const features = json(await app.app.inject({ url: '/api/client/features', headers: auth(secret) })).features
         return features.filter((f: any) => [s.parent, s.child, s.plain].includes(f.name)).map(({ project, strategies, ...f }: any) => ({ ...f, strategies: strategies.map(({ id, segments, ...x }: any) => ({ ...x, segments: segments?.length })) }))
       }

@@ -8,6 +8,7 @@ import {
   json,
   uniqueName,
 } from '../../helpers/app.js'
+import { requests } from '../../helpers/requests.js'
 import { eventsOf, featureState } from '../../helpers/state.js'
 
 const t = useTestApp()
@@ -18,11 +19,10 @@ beforeEach(async () => {
 })
 
 const base = (f = feature, project = 'default') => `/api/admin/projects/${project}/features/${f}/lifecycle`
-const complete = (body: unknown, headers: Record<string, string> = {}, target = `${base()}/complete`) =>
-  t.app.inject({ method: 'POST', url: target, headers: { ...auth(), ...headers }, payload: body as object })
-const uncomplete = (target = `${base()}/uncomplete`) =>
-  t.app.inject({ method: 'POST', url: target, headers: auth() })
-const stages = async () => json(await t.app.inject({ method: 'GET', url: base(), headers: auth() }))
+const { admin } = requests(t)
+const complete = (body: unknown, headers: Record<string, string> = {}, target = `${base()}/complete`) => admin.post(target, body, headers)
+const uncomplete = (target = `${base()}/uncomplete`) => admin.post(target)
+const stages = async () => json(await admin.get(base()))
 const completedEvents = async () =>
   (await eventsOf(t.database.db, feature)).filter((e) => e.type.startsWith('feature-') && e.type.endsWith('completed'))
 

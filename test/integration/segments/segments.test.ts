@@ -1,20 +1,18 @@
 /**
- * Segments, strategy variants, dependent flags and impressionData through Unleash's admin API
- * paths and bodies, and how the client API serves them.
+ * Segments through Unleash's admin API paths and bodies: their writes, limits and refusals,
+ * strategies that use them, and how the client API serves them.
  */
-import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { auth, createFeature, createToken, expectProblem, json, uniqueName, useTestApp } from '../../helpers/app.js'
-import { databaseFingerprint, eventsOf } from '../../helpers/state.js'
+import { requests } from '../../helpers/requests.js'
+import { databaseFingerprint } from '../../helpers/state.js'
 
 const t = useTestApp({ MAX_SEGMENTS_PER_STRATEGY: '2', MAX_SEGMENT_VALUES: '5', CLIENT_STATE_CACHE_MS: '0' })
 
 const base = '/api/admin/projects/default/features'
 const strategiesUrl = (feature: string) => `${base}/${feature}/environments/development/strategies`
-const post = (url: string, payload?: unknown, secret?: string) =>
-  t.app.inject({ method: 'POST', url, headers: auth(secret), ...(payload === undefined ? {} : { payload: payload as object }) })
-const send = (method: 'GET' | 'PUT' | 'PATCH' | 'DELETE', url: string, payload?: unknown, secret?: string) =>
-  t.app.inject({ method, url, headers: auth(secret), ...(payload === undefined ? {} : { payload: payload as object }) })
+const { as, clientToken, send } = requests(t)
+const post = (url: string, payload?: unknown, secret?: string) => send('POST', url, payload, secret)
 
 const inVersion = { contextName: 'appVersion', operator: 'SEMVER_GTE', value: '2.0.0' }
 
@@ -24,17 +22,8 @@ async function createSegment (body: object = {}) {
   return json(res)
 }
 
-async function clientSecret () {
-  const res = await post('/api/admin/api-tokens', { tokenName: uniqueName('sdk'), type: 'client', environment: 'development' })
-  return json(res).secret as string
-}
-
 const poll = (secret: string, feature: string, spec?: string) =>
-  t.app.inject({
-    method: 'GET',
-    url: `/api/client/features?namePrefix=${feature}`,
-    headers: { ...auth(secret), ...(spec === undefined ? {} : { 'unleash-client-spec': spec }) },
-  })
+  as(secret).get(`/api/client/features?namePrefix=${feature}`, spec === undefined ? {} : { 'unleash-client-spec': spec })
 
 describe('segments', () => {
   it('create (201, Location), read, list with usage, replace (204), validate, delete (204), each write with its event', async () => {
@@ -118,7 +107,7 @@ describe('segments', () => {
     const segment = await createSegment()
     await post(strategiesUrl(feature), { name: 'default', constraints: [{ contextName: 'userId', operator: 'IN', values: ['u'] }], segments: [segment.id] })
     await post(`${base}/${feature}/environments/development/on`)
-    const secret = await clientSecret()
+    const secret = await clientToken()
     const modern = await poll(secret, feature, '5.2.0')
     expect(json(modern).segments).toEqual([{ id: segment.id, name: segment.name, constraints: [inVersion] }])
     expect(json(modern).features[0].strategies).toEqual([{ name: 'default', constraints: [{ contextName: 'userId', operator: 'IN', values: ['u'] }], parameters: {}, variants: [], segments: [segment.id] }])
@@ -134,130 +123,5 @@ describe('segments', () => {
     const after = await t.app.inject({ method: 'GET', url: `/api/client/features?namePrefix=${feature}`, headers: { ...auth(secret), 'unleash-client-spec': '5.2.0', 'if-none-match': modern.headers.etag as string } })
     expect(after.statusCode).toBe(200)
     expect(json(after).segments[0].constraints).toEqual([])
-  })
-})
-
-describe('strategy variants', () => {
-  it('follow the environment variants\' rules, take the strategy\'s stickiness, are reached by PATCH and served as stored', async () => {
-    const feature = await createFeature(t.app)
-    const res = await post(strategiesUrl(feature), {
-      name: 'flexibleRollout',
-      parameters: { stickiness: 'sessionId' },
-      variants: [{ name: 'blue', weight: 0, payload: { type: 'json', value: '{"a":1}' } }, { name: 'red', weight: 200, weightType: 'fix', stickiness: 'userId' }],
-    })
-    expect(res.statusCode, res.body).toBe(200)
-    expect(json(res).variants).toEqual([
-      { name: 'blue', weight: 800, weightType: 'variable', stickiness: 'sessionId', payload: { type: 'json', value: '{"a":1}' } },
-      { name: 'red', weight: 200, weightType: 'fix', stickiness: 'userId' },
-    ])
-    const url = `${strategiesUrl(feature)}/${json(res).id}`
-    const patched = await send('PATCH', url, [{ op: 'add', path: '/variants/-', value: { name: 'green', weight: 0 } }])
-    expect(json(patched).variants.map((v: { weight: number }) => v.weight)).toEqual([400, 200, 400])
-    for (const [operations, path] of [
-      [[{ op: 'replace', path: '/variants/0/weightType', value: 'fix' }, { op: 'replace', path: '/variants/2/weightType', value: 'fix' }], '/strategy/variants'],
-      [[{ op: 'replace', path: '/variants/0/payload', value: { type: 'json', value: 'not json' } }], '/strategy/variants/0/payload/value'],
-      [[{ op: 'replace', path: '/variants/1/name', value: 'blue' }], '/strategy/variants/1/name'],
-    ] as const) {
-      expect(expectProblem(await send('PATCH', url, operations), 400, 'BadDataError').details[0].path, JSON.stringify(operations)).toBe(path)
-    }
-    await post(`${base}/${feature}/environments/development/on`)
-    const served = json(await poll(await clientSecret(), feature, '5.2.0')).features[0].strategies[0].variants
-    expect(served).toEqual(json(patched).variants)
-  })
-})
-
-describe('dependent flags', () => {
-  it('add (200), several parents, update, remove one, remove all, each with its event; served to SDKs as Unleash serves them', async () => {
-    const child = await createFeature(t.app)
-    const a = await createFeature(t.app)
-    const b = await createFeature(t.app)
-    expect((await post(`${base}/${child}/dependencies`, { feature: a })).statusCode).toBe(200)
-    expect((await post(`${base}/${child}/dependencies`, { feature: b, enabled: false })).statusCode).toBe(200)
-    expect((await post(`${base}/${child}/dependencies`, { feature: a, variants: ['x'] })).statusCode).toBe(200)
-    const details = json(await send('GET', `${base}/${child}`))
-    expect(details.dependencies).toEqual([{ feature: a, enabled: true, variants: ['x'] }, { feature: b, enabled: false, variants: [] }])
-    expect(json(await send('GET', `${base}/${a}`)).children).toEqual([child])
-    await post(`${base}/${child}/environments/development/on`)
-    const served = json(await poll(await clientSecret(), child)).features.find((f: { name: string }) => f.name === child)
-    expect(served.dependencies).toEqual([{ feature: a, enabled: true, variants: ['x'] }, { feature: b, enabled: false }])
-    expect((await send('DELETE', `${base}/${child}/dependencies/${b}`)).statusCode).toBe(200)
-    expect((await send('DELETE', `${base}/${child}/dependencies`)).statusCode).toBe(200)
-    expect(json(await send('GET', `${base}/${child}`)).dependencies).toEqual([])
-    const types = (await eventsOf(t.database.db, child)).map((e) => e.type).filter((x) => x.includes('dependenc'))
-    expect(types).toEqual(['feature-dependency-added', 'feature-dependency-added', 'feature-dependency-added', 'feature-dependency-removed', 'feature-dependencies-removed'])
-  })
-
-  it('refuses self, chains, cycles, missing, archived and other projects\' parents with a 400 naming the rule; nothing stored', async () => {
-    await post('/api/admin/projects', { id: 'dep-other', name: 'Other' })
-    const parent = await createFeature(t.app)
-    const child = await createFeature(t.app)
-    const grandchild = await createFeature(t.app)
-    const archived = await createFeature(t.app)
-    const elsewhere = await createFeature(t.app, 'dep-other')
-    await send('DELETE', `${base}/${archived}`)
-    await post(`${base}/${child}/dependencies`, { feature: parent })
-    const before = await databaseFingerprint(t.database.db)
-    const cases: [string, string, RegExp][] = [
-      [child, child, /cannot depend on itself/],
-      [grandchild, child, /a parent cannot have parents/],
-      [parent, child, /a parent cannot have parents/],
-      [parent, grandchild, /a feature others depend on cannot depend on another/],
-      [child, 'ghost', /names ghost, which is not a feature of project default/],
-      [child, elsewhere, /must exist in the child's project/],
-      [grandchild, archived, /archived/],
-    ]
-    for (const [from, to, rule] of cases) {
-      const problem = expectProblem(await post(`${base}/${from}/dependencies`, { feature: to }), 400, 'BadDataError')
-      expect(problem.details[0].path).toBe('/body/feature')
-      expect(problem.message, `${from} → ${to}`).toMatch(rule)
-    }
-    expectProblem(await post(`${base}/ghost/dependencies`, { feature: parent }), 404, 'NotFoundError')
-    expect(await databaseFingerprint(t.database.db)).toEqual(before)
-  })
-
-  it('a parent with live children cannot be archived (409 naming them); once the child is archived it can', async () => {
-    const parent = await createFeature(t.app)
-    const child = await createFeature(t.app)
-    await post(`${base}/${child}/dependencies`, { feature: parent })
-    const refused = expectProblem(await send('DELETE', `${base}/${parent}`), 409, 'InUseError')
-    expect(refused.message).toContain(child)
-    expect((await send('DELETE', `${base}/${child}`)).statusCode).toBe(202)
-    expect((await send('DELETE', `${base}/${parent}`)).statusCode).toBe(202)
-  })
-
-  it('random dependency graphs, written concurrently, never give a 5xx and never store a cycle or a chain', async () => {
-    const nodes = await Promise.all(Array.from({ length: 6 }, () => createFeature(t.app)))
-    await fc.assert(
-      fc.asyncProperty(fc.array(fc.tuple(fc.nat(5), fc.nat(5), fc.boolean()), { minLength: 1, maxLength: 12 }), async (edges) => {
-        const results = await Promise.all(edges.map(([from, to, remove]) =>
-          remove
-            ? send('DELETE', `${base}/${nodes[from]}/dependencies/${nodes[to]}`)
-            : post(`${base}/${nodes[from]}/dependencies`, { feature: nodes[to] })
-        ))
-        for (const r of results) expect(r.statusCode, r.body).toBeLessThan(500)
-        const stored = await t.database.db.selectFrom('feature_dependencies').select(['child', 'parent']).where('child', 'in', nodes).execute()
-        const parents = new Set(stored.map((d) => d.parent))
-        const children = new Set(stored.map((d) => d.child))
-        // No chain (so no cycle): nothing is both a parent and a child.
-        expect([...parents].filter((p) => children.has(p))).toEqual([])
-      }),
-      { numRuns: Number(process.env.FUZZ_RUNS ?? 40) }
-    )
-  })
-})
-
-describe('impressionData', () => {
-  it('is set on create and by PUT (feature-metadata-updated), a rename is refused, and SDKs get it', async () => {
-    const name = uniqueName('impress')
-    const created = await post(base, { name, impressionData: true })
-    expect(json(created).impressionData).toBe(true)
-    const updated = await send('PUT', `${base}/${name}`, { impressionData: false, description: 'now quiet' })
-    expect(updated.statusCode).toBe(200)
-    expect(json(updated)).toMatchObject({ name, impressionData: false, description: 'now quiet', type: 'release' })
-    expect(expectProblem(await send('PUT', `${base}/${name}`, { name: 'renamed' }), 400, 'BadDataError').details[0].path).toBe('/body/name')
-    const [event] = (await eventsOf(t.database.db, name)).filter((e) => e.type === 'feature-metadata-updated')
-    expect(event).toMatchObject({ data: { impressionData: false, description: 'now quiet' }, pre_data: { impressionData: true, description: null } })
-    await send('PUT', `${base}/${name}`, { impressionData: true })
-    expect(json(await poll(await clientSecret(), name)).features[0].impressionData).toBe(true)
   })
 })

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { constraintProblems } from '../../../src/constraints/constraint-rules.js'
 import { parameterProblems } from '../../../src/strategies/strategy-rules.js'
 import { auth, createFeature, createToken, expectProblem, json, uniqueName, useTestApp } from '../../helpers/app.js'
+import { requests } from '../../helpers/requests.js'
 import { databaseFingerprint, eventsOf } from '../../helpers/state.js'
 
 const t = useTestApp({ MAX_STRATEGIES: '5', MAX_CONSTRAINTS: '4', MAX_CONSTRAINT_VALUES: '6', CLIENT_STATE_CACHE_MS: '0' })
@@ -15,10 +16,8 @@ const limits = { maxStrategies: 5, maxConstraints: 4, maxConstraintValues: 6, ma
 const featureUrl = (feature: string, env = 'development', project = 'default') =>
   `/api/admin/projects/${project}/features/${feature}/environments/${env}`
 const strategiesUrl = (feature: string, env = 'development') => `${featureUrl(feature, env)}/strategies`
-const post = (url: string, payload?: unknown, secret?: string) =>
-  t.app.inject({ method: 'POST', url, headers: auth(secret), ...(payload === undefined ? {} : { payload: payload as object }) })
-const send = (method: 'GET' | 'PUT' | 'PATCH' | 'DELETE', url: string, payload?: unknown, headers: Record<string, string> = {}) =>
-  t.app.inject({ method, url, headers: { ...auth(), ...headers }, ...(payload === undefined ? {} : { payload: payload as object }) })
+const { admin: { send }, send: sendAs } = requests(t)
+const post = (url: string, payload?: unknown, secret?: string) => sendAs('POST', url, payload, secret)
 
 async function addStrategy (feature: string, body: object = { name: 'default' }) {
   const res = await post(strategiesUrl(feature), body)

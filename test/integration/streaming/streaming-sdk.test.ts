@@ -11,8 +11,9 @@ import { InMemStorageProvider, Unleash } from 'unleash-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { type App, buildApp } from '../../../src/app.js'
 import { createDatabase, type DatabaseHandle } from '../../../src/db/database.js'
-import { auth, createFeature, json, testConfig, uniqueName, useTestApp } from '../../helpers/app.js'
+import { auth, createFeature, testConfig, uniqueName, useTestApp } from '../../helpers/app.js'
 import { freePort } from '../../helpers/postgres.js'
+import { requests } from '../../helpers/requests.js'
 import { untilReady } from '../../helpers/server.js'
 
 const t = useTestApp({ STREAMING_MAX_CONNECTIONS_PER_TOKEN: '1' })
@@ -27,11 +28,7 @@ afterAll(() => {
   for (const sdk of sdks) sdk.destroy()
 })
 
-async function clientToken () {
-  const res = await t.app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload: { tokenName: uniqueName('sdk'), type: 'client', environment: 'development' } })
-  expect(res.statusCode, res.body).toBe(201)
-  return json(res).secret as string
-}
+const { clientToken } = requests(t)
 
 function streamingSdk (url: string, secret: string) {
   const sdk = new Unleash({

@@ -9,6 +9,7 @@ import { once } from 'node:events'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { ADMIN_SECRET, auth, buildTestApp, createFeature, json, uniqueName, useTestApp } from '../../helpers/app.js'
 import { revisionBelow } from '../../../src/client/streaming.store.js'
+import { requests } from '../../helpers/requests.js'
 import { openSse, type SseStream } from '../../helpers/sse.js'
 
 const t = useTestApp({ STREAMING_MAX_CONNECTIONS_PER_TOKEN: '3', STREAMING_KEEPALIVE_MS: '200', STREAMING_MAX_BUFFER_BYTES: '65536' })
@@ -16,16 +17,12 @@ let base = ''
 let clientSecret = ''
 const open: SseStream[] = []
 
-async function token (body: object) {
-  const res = await t.app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload: { tokenName: uniqueName('sdk'), ...body } })
-  expect(res.statusCode, res.body).toBe(201)
-  return json(res).secret as string
-}
+const { clientToken, frontendToken } = requests(t)
 
 beforeAll(async () => {
   await t.app.listen({ port: 0, host: '127.0.0.1' })
   base = `http://127.0.0.1:${(t.app.server.address() as { port: number }).port}`
-  clientSecret = await token({ type: 'client', environment: 'development' })
+  clientSecret = await clientToken()
 })
 afterAll(() => {
   for (const s of open) s.close()
@@ -120,7 +117,7 @@ describe('GET /api/client/delta', () => {
   it('refuses no token (401), an admin or frontend token (403)', async () => {
     expect((await t.app.inject({ method: 'GET', url: '/api/client/delta' })).statusCode).toBe(401)
     expect((await delta(ADMIN_SECRET)).statusCode).toBe(403)
-    expect((await delta(await token({ type: 'frontend', environment: 'development' }))).statusCode).toBe(403)
+    expect((await delta(await frontendToken())).statusCode).toBe(403)
   })
 })
 
@@ -239,8 +236,8 @@ describe('GET /api/client/streaming', () => {
     expect(none.status).toBe(401)
     expect(JSON.parse(none.body).name).toBe('AuthenticationRequired')
     expect((await openSse(`${base}/api/client/streaming`, { authorization: ADMIN_SECRET })).status).toBe(403)
-    expect((await openSse(`${base}/api/client/streaming`, { authorization: await token({ type: 'frontend', environment: 'development' }) })).status).toBe(403)
-    const capped = await token({ type: 'client', environment: 'development' })
+    expect((await openSse(`${base}/api/client/streaming`, { authorization: await frontendToken() })).status).toBe(403)
+    const capped = await clientToken()
     const held = [await stream(capped), await stream(capped), await stream(capped)]
     for (const s of held) await s.next()
     const refused = await openSse(`${base}/api/client/streaming`, { authorization: capped })
@@ -290,7 +287,7 @@ describe('segments and wide changes', () => {
     const environment = uniqueName('env')
     expect((await t.app.inject({ method: 'POST', url: '/api/admin/environments', headers: auth(), payload: { name: environment, type: 'test' } })).statusCode).toBe(201)
     const feature = await createFeature(t.app)
-    const secret = await token({ type: 'client', environment })
+    const secret = await clientToken(environment)
     const s = await stream(secret)
     expect((await s.next()).json.events[0].features).toEqual([])
     const enabled = await t.app.inject({ method: 'POST', url: '/api/admin/projects/default/environments', headers: auth(), payload: { environment } })
@@ -338,8 +335,7 @@ describe('bounds', () => {
 
   it('deleting the token ends its streams; the streams of other tokens go on', async () => {
     const name = uniqueName('doomed')
-    const made = await t.app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload: { tokenName: name, type: 'client', environment: 'development' } })
-    const doomed = await stream(json(made).secret)
+    const doomed = await stream(await clientToken('development', undefined, name))
     const kept = await stream()
     await doomed.next()
     await kept.next()
@@ -356,8 +352,7 @@ describe('bounds', () => {
     try {
       await small.app.listen({ port: 0, host: '127.0.0.1' })
       const url = `http://127.0.0.1:${(small.app.server.address() as net.AddressInfo).port}/api/client/streaming`
-      const res = await small.app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload: { tokenName: 'sdk', type: 'client', environment: 'development' } })
-      const secret = json(res).secret as string
+      const secret = await requests(small).clientToken('development', undefined, 'sdk')
       const held = [await openSse(url, { authorization: secret }), await openSse(url, { authorization: secret })]
       for (const s of held) expect((await s.next()).event).toBe('unleash-connected')
       const refused = await openSse(url, { authorization: secret })
@@ -374,8 +369,7 @@ describe('bounds', () => {
     const closing = await buildTestApp()
     await closing.app.listen({ port: 0, host: '127.0.0.1' })
     const url = `http://127.0.0.1:${(closing.app.server.address() as net.AddressInfo).port}/api/client/streaming`
-    const res = await closing.app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload: { tokenName: 'sdk', type: 'client', environment: 'development' } })
-    const s = await openSse(url, { authorization: json(res).secret })
+    const s = await openSse(url, { authorization: await requests(closing).clientToken('development', undefined, 'sdk') })
     await s.next()
     await closing.close()
     await s.done

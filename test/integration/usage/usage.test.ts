@@ -9,39 +9,22 @@ import { buildApp } from '../../../src/app.js'
 import { pruneUsage } from '../../../src/client/usage.service.js'
 import { createDatabase } from '../../../src/db/database.js'
 import { auth, buildTestApp, createFeature, expectProblem, json, testConfig, uniqueName, useTestApp } from '../../helpers/app.js'
+import { requests } from '../../helpers/requests.js'
 import { databaseFingerprint } from '../../helpers/state.js'
 
 const t = useTestApp({ CLIENT_MAX_APPLICATIONS: '3', CLIENT_MAX_INSTANCES: '4' })
 
-async function clientToken (environment = 'development', projects?: string[]) {
-  const res = await t.app.inject({
-    method: 'POST',
-    url: '/api/admin/api-tokens',
-    headers: auth(),
-    payload: { tokenName: uniqueName('sdk'), type: 'client', environment, ...(projects && { projects }) },
-  })
-  return json(res).secret as string
-}
+const { clientToken, send } = requests(t)
 
 const now = () => new Date().toISOString()
 const metrics = (secret: string, toggles: object, appName = 'usage-app', extra: object = {}) =>
-  t.app.inject({
-    method: 'POST',
-    url: '/api/client/metrics',
-    headers: auth(secret),
-    payload: { appName, instanceId: 'i-1', bucket: { start: now(), stop: now(), toggles }, ...extra },
-  })
+  send('POST', '/api/client/metrics', { appName, instanceId: 'i-1', bucket: { start: now(), stop: now(), toggles }, ...extra }, secret)
 const register = (secret: string, appName: string, instanceId: string, extra: object = {}) =>
-  t.app.inject({
-    method: 'POST',
-    url: '/api/client/register',
-    headers: auth(secret),
-    payload: { appName, instanceId, strategies: ['default'], started: now(), interval: 60000, ...extra },
-  })
+  send('POST', '/api/client/register', { appName, instanceId, strategies: ['default'], started: now(), interval: 60000, ...extra }, secret)
 /** Writes what the reports so far added (every USAGE_FLUSH_MS otherwise). */
 const flush = () => t.app.usage.flush()
 const stagesOf = async (feature: string, secret = undefined as string | undefined) =>
-  json(await t.app.inject({ method: 'GET', url: `/api/admin/projects/default/features/${feature}/lifecycle`, headers: auth(secret) }))
+  json(await send('GET', `/api/admin/projects/default/features/${feature}/lifecycle`, undefined, secret))
 
 describe('metrics reports inside the limits', () => {
   it('200 features × 60 variant counts (more than 65,535 values) are stored, not a 500', async () => {
@@ -345,7 +328,7 @@ describe('reports are summed in memory and written in one flush', () => {
   it('USAGE_MAX_PENDING rows start a flush early', async () => {
     const small = await buildTestApp({ USAGE_MAX_PENDING: '1000' })
     try {
-      const secret = json(await small.app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload: { tokenName: uniqueName('sdk'), type: 'client', environment: 'development' } })).secret
+      const secret = await requests(small).clientToken()
       const feature = await createFeature(small.app)
       const toggles = Object.fromEntries([feature, ...Array.from({ length: 999 }, (_, i) => `unknown-${i}`)].map((f) => [f, { yes: 1, no: 0 }]))
       const res = await small.app.inject({ method: 'POST', url: '/api/client/metrics', headers: auth(secret), payload: { appName: 'early', instanceId: 'i', bucket: { start: now(), stop: now(), toggles } } })
@@ -361,7 +344,7 @@ describe('reports are summed in memory and written in one flush', () => {
 
   it('nothing is lost when the app closes: what is pending is written', async () => {
     const other = await buildTestApp()
-    const secret = json(await other.app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload: { tokenName: uniqueName('sdk'), type: 'client', environment: 'development' } })).secret
+    const secret = await requests(other).clientToken()
     const feature = await createFeature(other.app)
     for (let i = 0; i < 5; i++) {
       const res = await other.app.inject({ method: 'POST', url: '/api/client/metrics', headers: auth(secret), payload: { appName: 'closing', instanceId: 'i', bucket: { start: now(), stop: now(), toggles: { [feature]: { yes: 1, no: 1 } } } } })

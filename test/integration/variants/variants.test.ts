@@ -9,6 +9,7 @@ import {
   json,
   uniqueName,
 } from '../../helpers/app.js'
+import { requests } from '../../helpers/requests.js'
 import { eventsOf, featureState } from '../../helpers/state.js'
 
 const t = useTestApp({ MAX_PATCH_OPERATIONS: '20', MAX_VARIANTS: '60', BODY_LIMIT: '65536' })
@@ -21,11 +22,9 @@ beforeEach(async () => {
 const url = (f = feature, env = 'development', project = 'default') =>
   `/api/admin/projects/${project}/features/${f}/environments/${env}/variants`
 
-const patch = (ops: unknown, headers: Record<string, string> = {}, target = url()) =>
-  t.app.inject({ method: 'PATCH', url: target, headers: { ...auth(), ...headers }, payload: ops as object })
-
-const put = (variants: unknown, headers: Record<string, string> = {}, target = url()) =>
-  t.app.inject({ method: 'PUT', url: target, headers: { ...auth(), ...headers }, payload: variants as object })
+const { admin } = requests(t)
+const patch = (ops: unknown, headers: Record<string, string> = {}, target = url()) => admin.patch(target, ops, headers)
+const put = (variants: unknown, headers: Record<string, string> = {}, target = url()) => admin.put(target, variants, headers)
 
 const add = (value: unknown) => ({ op: 'add', path: '/-', value })
 

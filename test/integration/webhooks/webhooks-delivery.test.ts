@@ -9,6 +9,7 @@ import { insertEvents } from '../../../src/events/events.store.js'
 import type { Resolve } from '../../../src/webhooks/ssrf.js'
 import { auth, expectProblem, json, uniqueName, useTestApp } from '../../helpers/app.js'
 import { eventually, type Receiver, receiversForThisFile } from '../../helpers/receiver.js'
+import { requests } from '../../helpers/requests.js'
 
 /** Names under .test resolve through this resolver only: what each returns can change between calls. */
 const answers = new Map<string, string[][]>()
@@ -33,8 +34,7 @@ const t = useTestApp({
 
 const receiver = receiversForThisFile()
 
-const post = (url: string, payload?: object) => t.app.inject({ method: 'POST', url, headers: auth(), ...(payload ? { payload } : {}) })
-const get = (url: string) => t.app.inject({ method: 'GET', url, headers: auth() })
+const { admin: { get, post } } = requests(t)
 
 /** A project of its own, so that each test's webhook sees only its own events. */
 async function newProject () {

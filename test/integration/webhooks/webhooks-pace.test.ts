@@ -6,8 +6,9 @@
  */
 import { describe, expect, it } from 'vitest'
 import { MAX_IN_FLIGHT_PER_WEBHOOK } from '../../../src/webhooks/dispatcher.service.js'
-import { auth, json, uniqueName, useTestApp } from '../../helpers/app.js'
+import { json, uniqueName, useTestApp } from '../../helpers/app.js'
 import { type Receiver, receiversForThisFile } from '../../helpers/receiver.js'
+import { requests } from '../../helpers/requests.js'
 
 const t = useTestApp({
   WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
@@ -19,7 +20,7 @@ const t = useTestApp({
 
 const receiver = receiversForThisFile()
 
-const post = (url: string, payload?: object) => t.app.inject({ method: 'POST', url, headers: auth(), ...(payload ? { payload } : {}) })
+const { admin: { post } } = requests(t)
 
 async function newProject () {
   const id = uniqueName('p')

@@ -10,6 +10,7 @@ import { createDatabase } from '../../../src/db/database.js'
 import { auth, createToken, expectProblem, json, testConfig, uniqueName, useTestApp } from '../../helpers/app.js'
 import { cloneTemplate, dropDatabase } from '../../helpers/database.js'
 import { eventually, startReceiver } from '../../helpers/receiver.js'
+import { requests } from '../../helpers/requests.js'
 import { databaseFingerprint } from '../../helpers/state.js'
 
 const t = useTestApp({ WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' })
@@ -23,8 +24,7 @@ const addon = (overrides: Record<string, unknown> = {}, parameters: Record<strin
   ...overrides,
   parameters: { url: 'http://127.0.0.1:9/hook', ...parameters },
 })
-const send = (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: object, secret?: string) =>
-  t.app.inject({ method, url, headers: auth(secret), ...(payload === undefined ? {} : { payload }) })
+const { send } = requests(t)
 const create = async (body: object = addon()) => {
   const res = await send('POST', base, body)
   expect(res.statusCode, res.body).toBe(201)
