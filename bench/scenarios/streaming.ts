@@ -14,7 +14,7 @@ import { readFileSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { InMemStorageProvider, Unleash } from 'unleash-client'
-import { freePort } from '../test/helpers/postgres.js'
+import { freePort } from '../../test/helpers/postgres.js'
 
 const STREAMS = Number(process.env.BENCH_STREAMS ?? 1000)
 const CHANGES = Number(process.env.BENCH_STREAM_CHANGES ?? 30)

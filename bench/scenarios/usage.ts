@@ -21,7 +21,7 @@ import { readFileSync } from 'node:fs'
 import { setTimeout as sleep } from 'node:timers/promises'
 import pg from 'pg'
 import { Pool } from 'undici'
-import { freePort } from '../test/helpers/postgres.js'
+import { freePort } from '../../test/helpers/postgres.js'
 
 const SDKS = Number(process.env.BENCH_USAGE_SDKS ?? 10_000)
 const SPEEDUP = Number(process.env.BENCH_USAGE_SPEEDUP ?? 2)
