@@ -1,6 +1,6 @@
 // The floors' transaction: what the service's variants PATCH does in the database, issued with
 // pg and nothing around it. Both floors run it: the HTTP floor (floor-server.mjs, a bare Fastify
-// route) and the database floor of bench/run.ts. Mirror any change to the service's PATCH
+// route) and the database floor of bench/lib/floor.ts. Mirror any change to the service's PATCH
 // transaction here.
 
 /**

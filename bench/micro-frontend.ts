@@ -1,7 +1,7 @@
 /**
  * In-process micro-benchmark of the frontend evaluator (no HTTP): per context, the evaluation of
  * the features that read it, the assembly of the answer's bytes, and its ETag, over the realistic
- * mix of bench/run.ts. Less sensitive to a busy machine than the HTTP rows.
+ * mix of bench/scenarios/frontend.ts. Less sensitive to a busy machine than the HTTP rows.
  *
  *   npx tsx bench/micro-frontend.ts [flags…]
  */

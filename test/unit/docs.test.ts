@@ -1,8 +1,9 @@
 /**
  * The docs, kept true where a machine can check them: the README stays short enough to read in
- * five minutes, every relative link lands on a file and heading that exist, every setting is
- * documented with its real default (and nothing documented that does not exist), and every npm
- * script the docs tell you to run is in package.json.
+ * five minutes (and the benchmark's README to one run), every relative link lands on a file and
+ * heading that exist, every setting is documented with its real default (and nothing documented
+ * that does not exist), every npm script the docs tell you to run is in package.json, and
+ * docs/testing.md names every folder of tests.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
@@ -14,12 +15,24 @@ const read = (path: string) => readFileSync(join(ROOT, path), 'utf8')
 
 const README = 'README.md'
 const CONFIGURATION = 'docs/configuration.md'
+const BENCH_README = 'bench/README.md'
+const MAX_BENCH_README_WORDS = 1500
+const TESTING = 'docs/testing.md'
 const DOCUMENTS = [
   README,
-  'bench/README.md',
+  BENCH_README,
   ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`),
 ]
 const MAX_README_WORDS = 2000
+
+const wordsOf = (path: string) => read(path).split(/\s+/).filter((w) => w.length > 0).length
+
+/** A folder of tests and every folder under it, as `test/unit/` names them. */
+const foldersUnder = (dir: string): string[] => [
+  `${dir}/`,
+  ...readdirSync(join(ROOT, dir), { withFileTypes: true }).filter((e) => e.isDirectory()).sort((a, b) => a.name.localeCompare(b.name))
+    .flatMap((e) => foldersUnder(`${dir}/${e.name}`)),
+]
 
 /** The lines of a Markdown text, each marked as inside a fenced code block or not. */
 function lines (text: string): { line: string, fenced: boolean }[] {
@@ -142,8 +155,19 @@ describe('the docs', () => {
   })
 
   it(`README.md has at most ${MAX_README_WORDS} words (as wc -w counts them)`, () => {
-    const words = read(README).split(/\s+/).filter((w) => w.length > 0).length
-    expect(words).toBeLessThanOrEqual(MAX_README_WORDS)
+    expect(wordsOf(README)).toBeLessThanOrEqual(MAX_README_WORDS)
+  })
+
+  it(`bench/README.md (one run and how to read it) has at most ${MAX_BENCH_README_WORDS} words`, () => {
+    expect(wordsOf(BENCH_README)).toBeLessThanOrEqual(MAX_BENCH_README_WORDS)
+  })
+
+  it('docs/testing.md names every folder of tests under test/integration/ and test/unit/, and no folder that is not there', () => {
+    const folders = [...foldersUnder('test/integration'), ...foldersUnder('test/unit')]
+    expect(folders.length).toBeGreaterThan(10)
+    const named = new Set([...read(TESTING).matchAll(/`(test\/(?:integration|unit)(?:\/[\w.-]+)*\/)`/g)].map((m) => m[1]!))
+    expect(folders.filter((folder) => !named.has(folder))).toEqual([])
+    expect([...named].filter((folder) => !folders.includes(folder))).toEqual([])
   })
 
   it('every relative link lands on a file that exists, and on a heading of it that exists', () => {
