@@ -21,6 +21,7 @@ const INDEX = /^\[(0|[1-9][0-9]{0,5})\]/
 /** The steps of a path, or why it cannot be read. */
 export function parseGroupPath (path: string): Step[] | string {
   if (path.length > MAX_PATH_LENGTH) return `must be at most ${MAX_PATH_LENGTH} characters`
+  if (path === '' || path === '$') return 'must name at least one member'
   let rest = path.startsWith('$') ? path.slice(1) : `.${path}`
   const steps: Step[] = []
   while (rest.length > 0) {

@@ -2,9 +2,10 @@
  * The identity provider as openid-client sees it: its discovery document, fetched with bounds
  * and checked (each problem named), and the client configuration built from it, cached and
  * refreshed. openid-client (an OpenID Certified relying party) does the protocol: the
- * authorization URL, the code exchange, and the ID token's signature (from the provider's JWKS,
- * fetched again when a token names a key it has not seen, at most once a minute), `iss`, `aud`,
- * `azp`, `exp`, `nonce` and the one algorithm allowed.
+ * authorization URL, the code exchange, `iss`, `aud`, `azp` (with several audiences), `exp`,
+ * `nonce`, the one algorithm allowed, and, once asked to (enableNonRepudiationChecks), the ID
+ * token's signature from the provider's JWKS (cached five minutes, fetched again when a token
+ * names a key it has not seen, at most once a minute).
  */
 import { createHash } from 'node:crypto'
 import * as client from 'openid-client'
@@ -126,6 +127,10 @@ export function configurationOf (metadata: client.ServerMetadata, settings: Oidc
   }, auth)
   config[client.customFetch] = boundedFetch
   config.timeout = TIMEOUT_MS / 1000
+  // openid-client trusts an ID token from the token endpoint for the TLS it came over (OpenID
+  // Connect allows that) and checks no signature by default. Checked here, always: the provider
+  // may be on plain http, and a signature is the only proof of whose token it is.
+  client.enableNonRepudiationChecks(config)
   if (new URL(settings.discoverUrl).protocol === 'http:') client.allowInsecureRequests(config)
   return config
 }
