@@ -129,7 +129,7 @@ export async function saveOidcSettings (ctx: SsoContext, change: OidcSettingsCha
     await check(before)
     const after = { ...before, ...wanted }
     const same = Object.entries(wanted).every(([field, value]) => (before as Record<string, unknown>)[field] === value)
-    if (found !== undefined && same) return before
+    if (same) return before
     await writeSetting(trx, OIDC_SETTINGS, after)
     const data = toJsonText({ id: OIDC_SETTINGS, ...settingsAudit(after) })
     if (found === undefined) record({ type: 'setting-created', createdBy: author, data })

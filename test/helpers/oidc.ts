@@ -117,6 +117,8 @@ export async function startForgingProvider (options: { clientId?: string; client
     metadata: {} as Record<string, unknown>,
     /** The authorization requests the provider got. */
     authorizations: [] as URLSearchParams[],
+    /** The codes and ID tokens it issued, and the PKCE verifiers it was sent. */
+    issued: [] as string[],
   }
   const codes = new Map<string, { nonce: string | null; challenge: string | null; used: boolean }>()
   const metadata = () => ({
@@ -146,6 +148,7 @@ export async function startForgingProvider (options: { clientId?: string; client
     if (url.pathname === '/authorize') {
       state.authorizations.push(url.searchParams)
       const code = randomBytes(16).toString('base64url')
+      state.issued.push(code)
       codes.set(code, { nonce: url.searchParams.get('nonce'), challenge: url.searchParams.get('code_challenge'), used: false })
       const back = new URL(url.searchParams.get('redirect_uri')!)
       back.searchParams.set('code', code)
@@ -167,6 +170,7 @@ export async function startForgingProvider (options: { clientId?: string; client
           grant.used = true
           if (grant.challenge !== null) {
             const verifier = form.get('code_verifier') ?? ''
+            state.issued.push(verifier)
             if (createHash('sha256').update(verifier).digest('base64url') !== grant.challenge) return send(res, 400, { error: 'invalid_grant', error_description: 'PKCE' })
           }
           const now = Math.floor(Date.now() / 1000)
@@ -179,7 +183,9 @@ export async function startForgingProvider (options: { clientId?: string; client
           const idToken = state.next.raw
             ? await state.next.raw(claims)
             : await new jose.SignJWT(claims as jose.JWTPayload).setProtectedHeader({ alg: key.alg, kid: key.kid }).sign(key.privateKey)
-          send(res, 200, { access_token: randomBytes(16).toString('hex'), token_type: 'Bearer', expires_in: 300, id_token: idToken })
+          const accessToken = randomBytes(16).toString('hex')
+          state.issued.push(idToken, accessToken)
+          send(res, 200, { access_token: accessToken, token_type: 'Bearer', expires_in: 300, id_token: idToken })
         })().catch((error) => send(res, 500, { error: 'server_error', error_description: String(error) }))
       })
       return
