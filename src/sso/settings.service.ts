@@ -89,7 +89,8 @@ const hintOf = (state: SignInState): LoginHint => ({
   type: 'password',
   path: '/auth/simple/login',
   defaultHidden: state.passwordDisabled,
-  options: state.oidc.enabled ? [{ type: 'oidc', message: 'Sign in with OpenID Connect', path: OIDC_LOGIN_PATH }] : [],
+  // Unleash's open-source server sends no options; Enterprise lists its sign-in methods.
+  ...(state.oidc.enabled && { options: [{ type: 'oidc', message: 'Sign in with OpenID Connect', path: OIDC_LOGIN_PATH }] }),
 })
 
 export async function oidcSettings (ctx: SsoContext) {

@@ -10,6 +10,7 @@
 import * as jose from 'jose'
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest'
 import { auth, buildTestApp, expectProblem, type TestApp, useTestApp } from '../../helpers/app.js'
+import { LoginPruner } from '../../../src/sso/login-pruner.js'
 import { CookieBrowser, type ForgedToken, startForgingProvider, toCallback } from '../../helpers/oidc.js'
 import { listen } from '../../helpers/people.js'
 
@@ -158,6 +159,39 @@ describe('the provider\'s keys', () => {
     // The old key's tokens still pass while it is published.
     expect((await attempt({ kid: 'key-1' })).status).toBe(302)
     expect(idp.state.jwksFetches).toBe(fetched + 1)
+  })
+})
+
+describe('logins under way', () => {
+  it('live ten minutes: a callback after that is refused', async () => {
+    const browser = new CookieBrowser()
+    const callback = await toCallback(browser, base, 'any')
+    await t.database.db.updateTable('oidc_logins').set({ expires_at: new Date(Date.now() - 1000) }).execute()
+    const sessions = await count('sessions')
+    const res = await browser.request(callback)
+    expect(res.status).toBe(401)
+    expect((await res.json() as any).detail).toBe('This sign-in was used already, or took longer than 10 minutes; start again')
+    expect(await count('sessions')).toBe(sessions)
+  })
+
+  it('a browser starting again replaces its unfinished login; at most 30 are under way per address (429), and expired ones are pruned', async () => {
+    const db = t.database.db
+    await db.deleteFrom('oidc_logins').execute()
+    const browser = new CookieBrowser()
+    for (let i = 0; i < 3; i++) expect((await browser.request(`${base}/auth/oidc/login`)).status).toBe(302)
+    expect(await db.selectFrom('oidc_logins').selectAll().execute()).toHaveLength(1)
+    for (let i = 1; i < 30; i++) expect((await t.app.inject({ method: 'GET', url: '/auth/oidc/login' })).statusCode).toBe(302)
+    const over = await t.app.inject({ method: 'GET', url: '/auth/oidc/login' })
+    expect(expectProblem(over, 429, 'TooManyRequestsError').detail).toBe('Too many sign-ins under way; try again in a minute')
+    expect(over.headers['retry-after']).toBe('60')
+    expect(await db.selectFrom('oidc_logins').selectAll().execute()).toHaveLength(30)
+    // Ten of them expire: the pruner removes those, and room is made.
+    const ten = (await db.selectFrom('oidc_logins').select('binding_hash').limit(10).execute()).map((r) => r.binding_hash)
+    await db.updateTable('oidc_logins').set({ expires_at: new Date(Date.now() - 1000) }).where('binding_hash', 'in', ten).execute()
+    expect(await new LoginPruner(db, (error) => { throw error }).prune()).toBe(10)
+    expect(await db.selectFrom('oidc_logins').selectAll().execute()).toHaveLength(20)
+    expect((await t.app.inject({ method: 'GET', url: '/auth/oidc/login' })).statusCode).toBe(302)
+    await db.deleteFrom('oidc_logins').execute()
   })
 })
 
