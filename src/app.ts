@@ -51,6 +51,13 @@ import { PasswordHasher } from './users/password-hash.js'
 import { sessionSweeper } from './users/sessions.service.js'
 import type { PeopleContext } from './users/users.service.js'
 import { userAdminRoutes } from './users/users.routes.js'
+import { groupRoutes } from './groups/groups.routes.js'
+import { IdentityProviders } from './sso/identity-provider.js'
+import { loginPruner } from './sso/login-pruner.js'
+import { signOutLocation } from './sso/login.service.js'
+import { fixedSettingsProblems } from './sso/oidc-settings.js'
+import { passwordLoginDisabled, SignInSettings, type SsoContext } from './sso/settings.service.js'
+import { ssoRoutes } from './sso/sso.routes.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -108,14 +115,29 @@ export async function buildApp (config: Config, { database, resolve = systemReso
 
   const db = database.db
   const tokens = new TokenCache(db, config.tokenCacheMs)
+  // Single sign-on: its settings (OIDC_* fix some), the provider's discovery, and what password
+  // login and logout ask of it.
+  const oidcProblems = fixedSettingsProblems(config.oidc)
+  if (oidcProblems.length > 0) throw new Error(`Invalid configuration: ${oidcProblems.join('; ')}`)
+  const signIn = new SignInSettings(db, config.oidc)
+  const sso: SsoContext = {
+    db,
+    fixed: config.oidc,
+    publicUrl: config.publicUrl,
+    providers: new IdentityProviders((message, details) => app.log.warn(details ?? {}, message)),
+    signIn,
+    sessions: config.sessions,
+  }
   const people: PeopleContext = {
     db,
     hasher: new PasswordHasher(config.passwordHashCost),
     sessions: config.sessions,
     loginLimits: config.loginLimits,
+    passwordLogin: { disabled: () => passwordLoginDisabled(sso), breakGlass: config.initialAdmin?.username },
+    signOutLocation: (sessionId, origin) => signOutLocation(sso, sessionId, origin),
   }
   await app.register(requestLogPlugin)
-  await app.register(authPlugin, { tokens, people })
+  await app.register(authPlugin, { tokens, people, loginHint: () => signIn.loginHint() })
   await app.register(requestGuardsPlugin)
   await app.register(openApiPlugin)
   if (config.metricsEnabled) await app.register(metricsPlugin, { database })
@@ -143,9 +165,13 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   await app.register(authRoutes, { people })
   await app.register(meRoutes, { people })
   await app.register(userAdminRoutes, { people })
+  await app.register(groupRoutes, { db })
+  await app.register(ssoRoutes, { sso })
   // One change feed per instance: every cache that follows the state hears of a commit at once.
   const changes = new ChangeFeed(database, app.log)
   app.decorate('changes', changes)
+  // A saved sign-in setting (on any instance) is read again at once.
+  changes.subscribe(() => signIn.forget())
   const state = new ClientState(db, config.clientStateCacheMs)
   changes.subscribe(() => state.forget())
   const usage = new UsageRecorder(db, {
@@ -187,6 +213,7 @@ export async function buildApp (config: Config, { database, resolve = systemReso
     .add('webhook dispatcher', webhooks)
     .add('webhook deliveries pruner', deliveryPruner(webhooks, app.log))
     .add('session sweeper', sessionSweeper(people, (err) => app.log.warn({ err }, 'removing ended sessions failed; retried later')))
+    .add('sign-in pruner', loginPruner(db, (err) => app.log.warn({ err }, 'removing expired single sign-on logins failed; retried later')))
     // A stream never ends by itself: streams end as the close begins, before the server waits for its connections.
     .add('streams', streams, { endsConnections: true })
   app.addHook('onReady', async () => {

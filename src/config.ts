@@ -15,6 +15,35 @@ const Milliseconds = (defaultValue: number, maximum: number, description: string
 
 const MiB = 1024 * 1024
 
+/** The algorithms an identity provider may sign ID tokens with: asymmetric only (never none, never an HMAC). */
+export const ID_TOKEN_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512'] as const
+export type IdTokenAlgorithm = (typeof ID_TOKEN_ALGORITHMS)[number]
+
+/**
+ * The OpenID Connect settings the environment may fix (GitOps), each as `OIDC_` and the
+ * setting's name in upper snake case. One set here is shown by the settings API and cannot be
+ * changed through it.
+ */
+export const OIDC_VARIABLES = {
+  enabled: 'OIDC_ENABLED',
+  discoverUrl: 'OIDC_DISCOVER_URL',
+  clientId: 'OIDC_CLIENT_ID',
+  secret: 'OIDC_CLIENT_SECRET',
+  autoCreate: 'OIDC_AUTO_CREATE',
+  defaultRootRole: 'OIDC_DEFAULT_ROOT_ROLE',
+  emailDomains: 'OIDC_EMAIL_DOMAINS',
+  enablePkce: 'OIDC_ENABLE_PKCE',
+  enableSingleSignOut: 'OIDC_ENABLE_SINGLE_SIGN_OUT',
+  enableGroupSyncing: 'OIDC_ENABLE_GROUP_SYNCING',
+  groupJsonPath: 'OIDC_GROUP_JSON_PATH',
+  addGroupsScope: 'OIDC_ADD_GROUPS_SCOPE',
+  idTokenSigningAlgorithm: 'OIDC_ID_TOKEN_SIGNING_ALGORITHM',
+  acrValues: 'OIDC_ACR_VALUES',
+} as const
+export type OidcField = keyof typeof OIDC_VARIABLES
+
+const Flag = (description: string) => Type.Optional(Type.Boolean({ description }))
+
 /**
  * Environment variables read at start-up. The names are the contract with operators
  * (docker-compose.yml and docs/configuration.md list them); a test checks the compose file against it.
@@ -199,6 +228,25 @@ export const EnvSchema = Type.Object({
     default: 17,
     description: 'scrypt cost as log2(N), with r=8 and p=1: 17 uses 128 MiB and a few hundred milliseconds per hash. Below 17 only for tests',
   }),
+  UNLEASH_URL: Type.Optional(Type.String({
+    pattern: '^https?://[^\\s?#]+$',
+    maxLength: 2000,
+    description: 'The address people reach this server at (Unleash\'s variable): the OpenID Connect callback is it + /auth/oidc/callback. Unset: taken from each request (Host, and X-Forwarded-* behind TRUST_PROXY)',
+  })),
+  OIDC_ENABLED: Flag('Sign-in with OpenID Connect on or off (fixes the setting enabled)'),
+  OIDC_DISCOVER_URL: Type.Optional(Type.String({ pattern: '^https?://[^\\s]+$', maxLength: 2000, description: 'The provider\'s discovery document (…/.well-known/openid-configuration)' })),
+  OIDC_CLIENT_ID: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'The client id registered at the provider' })),
+  OIDC_CLIENT_SECRET: Type.Optional(Type.String({ minLength: 1, maxLength: 10_000, description: 'The client secret; never answered or logged' })),
+  OIDC_AUTO_CREATE: Flag('Create a user at their first sign-in'),
+  OIDC_DEFAULT_ROOT_ROLE: Type.Optional(Type.Union([Type.Literal('Viewer'), Type.Literal('Editor'), Type.Literal('Admin')], { description: 'The root role of users created at sign-in' })),
+  OIDC_EMAIL_DOMAINS: Type.Optional(Type.String({ maxLength: 10_000, description: 'Comma-separated email domains that may sign in' })),
+  OIDC_ENABLE_PKCE: Flag('Send a PKCE S256 challenge'),
+  OIDC_ENABLE_SINGLE_SIGN_OUT: Flag('Logging out ends the provider\'s session too'),
+  OIDC_ENABLE_GROUP_SYNCING: Flag('Put users in groups from a claim at every sign-in'),
+  OIDC_GROUP_JSON_PATH: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Where the group names are in the ID token' })),
+  OIDC_ADD_GROUPS_SCOPE: Flag('Also ask for the groups scope'),
+  OIDC_ID_TOKEN_SIGNING_ALGORITHM: Type.Optional(Type.Union(ID_TOKEN_ALGORITHMS.map((a) => Type.Literal(a)), { description: 'The one algorithm ID tokens may be signed with' })),
+  OIDC_ACR_VALUES: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'acr_values sent to the provider' })),
   WEBHOOK_ALLOWED_NETWORKS: Type.String({
     default: '',
     maxLength: 10_000,
@@ -209,7 +257,7 @@ export const EnvSchema = Type.Object({
 export type Env = Static<typeof EnvSchema>
 
 /** Variables whose values are secrets: never printed, not even in a configuration error. */
-const SECRET_VARIABLES = new Set(['INIT_ADMIN_API_TOKENS', 'UNLEASH_DEFAULT_ADMIN_PASSWORD', 'INIT_ADMIN_PASSWORD'])
+const SECRET_VARIABLES = new Set(['INIT_ADMIN_API_TOKENS', 'UNLEASH_DEFAULT_ADMIN_PASSWORD', 'INIT_ADMIN_PASSWORD', 'OIDC_CLIENT_SECRET'])
 
 /** `postgres://user:secret@host/db` → `postgres://user:***@host/db`; other text unchanged. */
 export function redactUrl (text: string): string {
@@ -284,6 +332,8 @@ function toConfig (env: Env) {
       windowMs: env.LOGIN_FAILURE_WINDOW_MS,
     },
     passwordHashCost: env.PASSWORD_HASH_COST,
+    publicUrl: env.UNLEASH_URL?.replace(/\/+$/, ''),
+    oidc: oidcOf(env),
     webhooks: {
       pollMs: env.WEBHOOK_POLL_MS,
       leaseMs: env.WEBHOOK_LEASE_MS,
@@ -295,6 +345,16 @@ function toConfig (env: Env) {
       allowedNetworks: parseNetworks(env.WEBHOOK_ALLOWED_NETWORKS),
     },
   }
+}
+
+/** The OpenID Connect settings the environment fixes: only those set. */
+function oidcOf (env: Env) {
+  const fixed: Partial<{ [F in OidcField]: NonNullable<Env[(typeof OIDC_VARIABLES)[F]]> }> = {}
+  for (const [field, variable] of Object.entries(OIDC_VARIABLES) as [OidcField, (typeof OIDC_VARIABLES)[OidcField]][]) {
+    const value = env[variable]
+    if (value !== undefined) (fixed as Record<string, unknown>)[field] = value
+  }
+  return fixed
 }
 
 /** The first admin, from Unleash's variable names or ours (loadConfig checked that they agree). */

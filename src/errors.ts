@@ -28,6 +28,11 @@ const kinds = {
     title: 'Wrong username or password',
     description: 'The username (or email) and password do not match a user; the same answer whether the user exists or not',
   },
+  SignInError: {
+    status: 401,
+    title: 'Sign-in refused',
+    description: 'The single sign-on callback failed a check: a login this browser did not start, or one used or expired; the provider\'s refusal; an ID token with the wrong signature, algorithm, issuer, audience, nonce or time; an email that is missing or not verified',
+  },
   PermissionError: {
     status: 403,
     title: 'Missing permission',
@@ -59,6 +64,11 @@ const kinds = {
     title: 'Feature archived',
     description: 'The feature is archived: revive it before changing it',
   },
+  SettingLockedError: {
+    status: 409,
+    title: 'Set by the environment',
+    description: 'The setting is fixed by an environment variable (named in the message) and cannot be changed through the API',
+  },
   InUseError: {
     status: 409,
     title: 'In use',
@@ -74,6 +84,11 @@ const kinds = {
     title: 'Payload too large',
     description: 'The request body is larger than the configured limit',
   },
+  DisabledError: {
+    status: 422,
+    title: 'Disabled',
+    description: 'Password login is turned off; sign in with single sign-on (the break-glass admin of UNLEASH_DEFAULT_ADMIN_USERNAME excepted)',
+  },
   ContentTypeError: { status: 415, title: 'Unsupported content type', description: 'The request body is not JSON' },
   TooManyRequestsError: {
     status: 429,
@@ -86,6 +101,11 @@ const kinds = {
     description: 'The request headers are larger than the server accepts',
   },
   InternalError: { status: 500, title: 'Internal error', description: 'An unexpected error; its id is logged' },
+  IdentityProviderError: {
+    status: 502,
+    title: 'Identity provider unavailable',
+    description: 'The identity provider did not answer in time, or answered with something that is not OpenID Connect',
+  },
   ServiceUnavailableError: {
     status: 503,
     title: 'Service unavailable',
@@ -95,11 +115,22 @@ const kinds = {
 
 export type ErrorName = keyof typeof kinds
 
-/** What Unleash's clients read from a 401 to find the login: where, and of which kind. */
+/** Another way to sign in, as Unleash's 401 lists it: `{type: 'oidc', message, path}`. */
+export interface LoginOption {
+  type: string
+  message: string
+  path: string
+}
+
+/**
+ * What Unleash's clients read from a 401 to find the login: where, and of which kind;
+ * `defaultHidden` when password login is off, and the other ways to sign in.
+ */
 export interface LoginHint {
   type: 'password'
   path: string
   defaultHidden: boolean
+  options?: LoginOption[]
 }
 
 /** The one error type the service throws; the error handler turns it into the problem body. */
@@ -150,7 +181,17 @@ export const ErrorBody = Type.Object(
       Type.Object({ message: Type.String(), path: Type.Optional(Type.String()) })
     ),
     path: Type.Optional(Type.String({ description: 'On a 401 without credentials: where to log in (/auth/simple/login), as Unleash; type is then "password"' })),
-    defaultHidden: Type.Optional(Type.Boolean({ description: 'On a 401 without credentials, as Unleash: false' })),
+    defaultHidden: Type.Optional(Type.Boolean({ description: 'On a 401 without credentials, as Unleash: true when password login is turned off' })),
+    options: Type.Optional(
+      Type.Array(
+        Type.Object({
+          type: Type.String({ description: 'oidc' }),
+          message: Type.String({ description: 'What a sign-in button says' }),
+          path: Type.String({ description: 'Where the browser goes to sign in (/auth/oidc/login; add ?redirect=<path>)' }),
+        }),
+        { description: 'On a 401 without credentials, as Unleash: the other ways to sign in (single sign-on, when on)' }
+      )
+    ),
   },
   {
     $id: 'ErrorBody',

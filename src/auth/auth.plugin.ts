@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify'
 import fp from 'fastify-plugin'
 import type { Database } from '../db/types.js'
-import { ApiError, permissionDenied } from '../errors.js'
+import { ApiError, type LoginHint, permissionDenied } from '../errors.js'
 import type { Author } from '../events/events.schemas.js'
 import { PAT_SECRET, patPerson } from '../users/pats.service.js'
 import { authorName, type Person, personMay, refusal, type RouteRole } from '../users/roles.js'
@@ -161,12 +161,22 @@ const unknownToken = () => new ApiError('UnauthorizedError', 'The API token is u
 /** Routes people may call, where a 401 says how to log in (as Unleash's clients read it). */
 const admitsPeople = (access: Access | undefined) => access !== 'client' && access !== 'frontend'
 
-const LOGIN_HINT = { type: 'password', path: '/auth/simple/login', defaultHidden: false } as const
+const LOGIN_HINT: LoginHint = { type: 'password', path: '/auth/simple/login', defaultHidden: false }
 
-const noCredentials = (access: Access | undefined) =>
+/** The login hint of a 401 (password login on or off, other ways to sign in): at once when it is known. */
+export type LoginHintSource = () => LoginHint | Promise<LoginHint>
+
+const noCredentials = (access: Access | undefined, hint: LoginHint = LOGIN_HINT) =>
   admitsPeople(access)
-    ? new ApiError('AuthenticationRequired', 'You must log in (POST /auth/simple/login) or send an API token in the Authorization header', undefined, {}, LOGIN_HINT)
+    ? new ApiError('AuthenticationRequired', 'You must log in (POST /auth/simple/login) or send an API token in the Authorization header', undefined, {}, hint)
     : new ApiError('AuthenticationRequired', 'You must send an API token in the Authorization header')
+
+/** Calls `done` with the 401 of a request without (valid) credentials, with the current login hint. */
+function refuseWithHint (access: Access | undefined, loginHint: LoginHintSource | undefined, done: (error: Error) => void) {
+  const hint = admitsPeople(access) ? loginHint?.() : undefined
+  if (hint instanceof Promise) hint.then((h) => done(noCredentials(access, h)), done)
+  else done(noCredentials(access, hint))
+}
 
 /** The request's own host, as the browser addressed it (X-Forwarded-Host only behind a trusted proxy). */
 const ownHost = (request: FastifyRequest) => request.host
@@ -189,8 +199,8 @@ export const refuseCrossSite = (request: FastifyRequest) => {
  * an Authorization header cannot have been sent cross-site by a browser without CORS, which
  * the admin API does not grant.
  */
-export const authPlugin = fp<{ tokens: TokenCache; people: Pick<PeopleContext, 'db' | 'sessions'> }>(
-  async (app: FastifyInstance, { tokens, people }) => {
+export const authPlugin = fp<{ tokens: TokenCache; people: Pick<PeopleContext, 'db' | 'sessions'>; loginHint?: LoginHintSource }>(
+  async (app: FastifyInstance, { tokens, people, loginHint }) => {
     app.decorateRequest('token', null as unknown as TokenScope)
     app.decorateRequest('person', null)
     app.decorateRequest('sessionId', undefined)
@@ -237,16 +247,17 @@ export const authPlugin = fp<{ tokens: TokenCache; people: Pick<PeopleContext, '
       if (secret === undefined) {
         // On the client and frontend APIs too: a person there is refused with 403, as a role refusal.
         const sessionId = sessionIdFromCookie(request.headers.cookie)
-        if (sessionId === undefined) return done(noCredentials(access))
+        if (sessionId === undefined) return refuseWithHint(access, loginHint, done)
         sessionPerson(people, sessionId).then((person) => {
           if (!person) {
             reply.header('set-cookie', clearedSessionCookie(request.protocol === 'https'))
-            throw noCredentials(access)
+            return false
           }
           request.sessionId = sessionId
           refuseCrossSite(request)
           admitPerson(request, person)
-        }).then(() => done(), done)
+          return true
+        }).then((admitted) => (admitted ? done() : refuseWithHint(access, loginHint, done)), done)
         return
       }
       if (PAT_SECRET.test(secret)) {

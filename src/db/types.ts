@@ -310,7 +310,62 @@ export interface LoginFailuresTable {
   failures: number
 }
 
+/** A setting by name (JSONB): the OpenID Connect settings, whether password login is off. */
+export interface AuthSettingsTable {
+  name: string
+  value: ColumnType<unknown, string, string>
+  updated_at: ColumnType<Date, never, Date>
+}
+
+/** A login sent to the identity provider, until its browser comes back (used once). */
+export interface OidcLoginsTable {
+  binding_hash: string
+  state: string
+  nonce: string
+  code_verifier: string | null
+  redirect: string
+  address_key: string
+  created_at: CreatedAt
+  expires_at: Date
+}
+
+export interface OidcSessionsTable {
+  session_hash: string
+  created_at: CreatedAt
+}
+
+export interface GroupsTable {
+  id: Generated<number>
+  name: string
+  description: string | null
+  mappings_sso: ColumnType<string[], string[] | undefined, string[]>
+  root_role: RootRoleName | null
+  created_by: string | null
+  created_at: CreatedAt
+}
+
+export interface GroupUsersTable {
+  group_id: number
+  user_id: number
+  /** 'SSO' when group syncing added it. */
+  created_by: string | null
+  created_at: CreatedAt
+}
+
+export interface GroupProjectRolesTable {
+  group_id: number
+  project_id: string
+  role: ProjectRoleName
+  created_at: CreatedAt
+}
+
 export interface DB {
+  auth_settings: AuthSettingsTable
+  oidc_logins: OidcLoginsTable
+  oidc_sessions: OidcSessionsTable
+  groups: GroupsTable
+  group_users: GroupUsersTable
+  group_project_roles: GroupProjectRolesTable
   context_fields: ContextFieldsTable
   feature_types: FeatureTypesTable
   tag_types: TagTypesTable

@@ -59,6 +59,15 @@ export const EVENT_TYPES = [
   'pat-deleted',
   'project-access-user-roles-updated',
   'project-access-user-roles-deleted',
+  'setting-created',
+  'setting-updated',
+  'group-created',
+  'group-updated',
+  'group-deleted',
+  'group-user-added',
+  'group-user-removed',
+  'project-access-group-roles-updated',
+  'project-access-group-roles-deleted',
 ] as const
 
 export type EventType = (typeof EVENT_TYPES)[number]
@@ -82,6 +91,15 @@ export const ADMIN_ONLY_EVENTS: EventType[] = [
   'pat-deleted',
   'project-access-user-roles-updated',
   'project-access-user-roles-deleted',
+  'setting-created',
+  'setting-updated',
+  'group-created',
+  'group-updated',
+  'group-deleted',
+  'group-user-added',
+  'group-user-removed',
+  'project-access-group-roles-updated',
+  'project-access-group-roles-deleted',
 ]
 
 /** JSON already serialised, so that a large document is serialised once for its row, its event and the reply. */

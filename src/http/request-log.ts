@@ -1,6 +1,19 @@
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The query holds secrets (an authorization code, a state): the log line shows the path only. */
+    secretQuery?: boolean
+  }
+}
+
+/** The URL as logged: without its query when the route says the query holds secrets. */
+const loggedUrl = (url: string, secretQuery: boolean | undefined) => {
+  const at = url.indexOf('?')
+  return secretQuery === true && at >= 0 ? `${url.slice(0, at)}?[redacted]` : url
+}
+
 /** An incoming x-request-id is kept when it looks like an id; otherwise the request gets a UUID. */
 export const REQUEST_ID_PATTERN = /^[\w.-]{1,100}$/
 
@@ -61,7 +74,7 @@ export const requestLogPlugin = fp(
       const line = {
         reqId: request.id,
         method: request.method,
-        url: request.url,
+        url: loggedUrl(request.url, request.routeOptions.config.secretQuery),
         statusCode: reply.statusCode,
         responseTime: Math.round(reply.elapsedTime * 100) / 100,
       }

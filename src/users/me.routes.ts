@@ -4,6 +4,7 @@ import { badData, permissionDenied } from '../errors.js'
 import { errorStatuses } from '../http/openapi.js'
 import { EmptyReply } from '../http/schemas.js'
 import { createPat, pats, removePat } from './pats.service.js'
+import { ROLE_IDS } from '../vocabulary/roles.js'
 import { type Person, permissionsOf, ROLES, roleByName } from './roles.js'
 import { changeOwnPassword, type PeopleContext, user, userInfo } from './users.service.js'
 import { CreatedPat, Me, NewPat, OwnPassword, Pat, PatParams, Profile, Roles, RolesQuery } from './users.schemas.js'
@@ -35,7 +36,8 @@ export const meRoutes: FastifyPluginAsyncTypebox<{ people: PeopleContext }> = as
     async (request, reply) => {
       const person = me(request)
       reply.header('cache-control', 'no-store')
-      return { user: userInfo(await user(db, person.id)), permissions: permissionsOf(person), feedback: [], splash: {} }
+      // rootRole is the one the person acts with: the highest of their own and their groups'.
+      return { user: { ...userInfo(await user(db, person.id)), rootRole: ROLE_IDS[person.rootRole] }, permissions: permissionsOf(person), feedback: [], splash: {} }
     }
   )
 

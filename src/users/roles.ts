@@ -1,4 +1,4 @@
-import { type ProjectRoleName, ROLE_IDS, type RoleName, type RootRoleName } from '../vocabulary/roles.js'
+import { type ProjectRoleName, ROLE_IDS, type RoleName, ROOT_ROLES, type RootRoleName } from '../vocabulary/roles.js'
 
 export interface Role {
   id: number
@@ -28,14 +28,20 @@ export const roleByName = (name: RoleName) => ROLES.find((r) => r.name === name)
  */
 export type RouteRole = 'viewer' | 'editor' | 'admin' | 'self'
 
+/** The highest of root roles (Admin, then Editor, then Viewer): a person's own and their groups'. */
+export function highestRootRole (own: RootRoleName, others: readonly RootRoleName[]): RootRoleName {
+  return [own, ...others].reduce((best, role) => (ROOT_ROLES.indexOf(role) < ROOT_ROLES.indexOf(best) ? role : best))
+}
+
 /** A signed-in person, as every request reads them afresh: roles changed take effect at once. */
 export interface Person {
   id: number
   username: string | null
   email: string | null
   name: string | null
+  /** The highest of their own root role and their groups'. */
   rootRole: RootRoleName
-  /** Project id → the role in it. */
+  /** Project id → the role in it (their own, or a group's). */
   projectRoles: Record<string, ProjectRoleName>
 }
 

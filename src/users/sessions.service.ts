@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto'
+import type { Transaction } from 'kysely'
 import { every, type Worker } from '../background/worker.js'
-import type { Database } from '../db/types.js'
+import type { Database, DB } from '../db/types.js'
 import { ApiError } from '../errors.js'
 import { accountKey, addressKey } from './login-limits.js'
 import { countAttempt, deleteOldFailures, forgiveAttempt } from './login-limits.store.js'
@@ -18,6 +19,13 @@ export const touchInterval = (idleMs: number) => Math.min(60_000, Math.floor(idl
 const wrongLogin = () =>
   new ApiError('PasswordMismatch', 'The combination of password and username you provided is invalid')
 
+const passwordLoginOff = () =>
+  new ApiError('DisabledError', 'Logging in with username/password has been disabled; sign in with single sign-on')
+
+/** Whether a login row is the break-glass admin's (their username or email, without case). */
+const isBreakGlass = (found: { username: string | null; email: string | null }, breakGlass: string | undefined) =>
+  breakGlass !== undefined && [found.username, found.email].some((name) => name?.toLowerCase() === breakGlass.trim().toLowerCase())
+
 /**
  * Logs a person in with a username or email and a password, and opens a session with a new id
  * (a session the request carried, `previous`, ends: the id changes at every login).
@@ -34,24 +42,47 @@ export async function login (ctx: PeopleContext, body: { username: string; passw
   const counts = await countAttempt(ctx.db, [account, address], ctx.loginLimits.windowMs)
   const over = counts.filter((c) => c.failures > (c.scope === 'account' ? ctx.loginLimits.perAccount : ctx.loginLimits.perAddress))
   if (over.length > 0) throw tooManyAttempts(Math.max(...over.map((c) => c.leftMs)))
+  const disabled = ctx.passwordLogin !== undefined && await ctx.passwordLogin.disabled()
   const found = await findLogin(ctx.db, body.username.trim())
   const { ok, rehash } = await ctx.hasher.verify(body.password, found?.password_hash ?? null)
+  // Password login off: one answer for every attempt but the break-glass admin's right one,
+  // after the same work, so that it tells nothing about a password or who the admin is.
+  if (disabled && !(found && ok && isBreakGlass(found, ctx.passwordLogin?.breakGlass))) throw passwordLoginOff()
   if (!found || !ok) throw wrongLogin()
   await forgiveAttempt(ctx.db, account, address)
   if (rehash) await setPasswordHash(ctx.db, found.id, await ctx.hasher.hash(body.password))
-  const id = randomBytes(32).toString('base64url')
-  await ctx.db.transaction().execute(async (trx) => {
-    if (source.previous !== undefined) await deleteSession(trx, sessionHash(source.previous))
-    await insertSession(trx, sessionHash(id), found.id, ctx.sessions.maxAgeMs)
-    await trimSessions(trx, found.id, MAX_SESSIONS_PER_USER)
-    await markSeen(trx, found.id)
-  })
+  const id = await ctx.db.transaction().execute((trx) => openSession(trx, found.id, ctx.sessions.maxAgeMs, source.previous))
   const user = await findUser(ctx.db, found.id)
   return { sessionId: id, user: userInfo(user!) }
 }
 
+/**
+ * Opens a session for a user, with a new id, in the caller's transaction (password login and
+ * single sign-on alike); a session the request carried (`previous`) ends. Returns the id.
+ */
+export async function openSession (trx: Transaction<DB>, userId: number, maxAgeMs: number, previous?: string): Promise<string> {
+  const id = randomBytes(32).toString('base64url')
+  if (previous !== undefined) await deleteSession(trx, sessionHash(previous))
+  await insertSession(trx, sessionHash(id), userId, maxAgeMs)
+  await trimSessions(trx, userId, MAX_SESSIONS_PER_USER)
+  await markSeen(trx, userId)
+  return id
+}
+
 /** Ends a session (nothing when there is none). */
 export const logout = (db: Database, sessionId: string) => deleteSession(db, sessionHash(sessionId))
+
+/**
+ * Ends the request's session (if any) and says where the browser goes next: `/signed-out`, or
+ * the identity provider's sign-out when single sign-on opened the session and ends the
+ * provider's session too (`external`).
+ */
+export async function logoutTo (ctx: PeopleContext, sessionId: string | undefined, origin: string, signedOut: string) {
+  if (sessionId === undefined) return { location: signedOut, external: false }
+  const away = await ctx.signOutLocation?.(sessionId, origin)
+  await logout(ctx.db, sessionId)
+  return away === undefined ? { location: signedOut, external: false } : { location: away, external: true }
+}
 
 /** The person of a live session, read afresh (their roles now); its last use is written at most every touchInterval. */
 export async function sessionPerson (ctx: Pick<PeopleContext, 'db' | 'sessions'>, sessionId: string): Promise<Person | undefined> {

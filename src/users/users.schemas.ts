@@ -162,5 +162,17 @@ export const ProjectAccess = Type.Object({
       addedAt: Timestamp,
     })
   ),
-  groups: Type.Array(Type.Unknown()),
+  groups: Type.Array(
+    Type.Object({
+      id: Type.Integer(),
+      name: Type.String(),
+      description: Nullable(Type.String()),
+      mappingsSSO: Type.Array(Type.String()),
+      rootRole: Nullable(Type.Integer({ description: 'Admin 1, Editor 2, Viewer 3' })),
+      roleId: Type.Integer({ description: 'The group\'s role in the project (Member is 5)' }),
+      roles: Type.Array(Type.Integer()),
+      addedAt: Timestamp,
+    }),
+    { description: 'The groups with a role in the project (see /api/admin/groups)' }
+  ),
 })

@@ -1,6 +1,6 @@
 import type { Database } from '../db/types.js'
 import { ApiError, badData, notFound } from '../errors.js'
-import { withChange, writeChange, type Writer } from '../events/events.service.js'
+import { type Change, withChange, writeChange, type Writer } from '../events/events.service.js'
 import { type Author, toJsonText } from '../events/events.schemas.js'
 import { userKey } from './login-limits.js'
 import { countAttempt, forgiveAttempt } from './login-limits.store.js'
@@ -21,6 +21,7 @@ import {
   lockUser,
   passwordHashOf,
   projectExists,
+  projectGroups,
   projectMembers,
   searchUsers as searchUserRows,
   setPasswordHash,
@@ -35,6 +36,21 @@ export interface PeopleContext {
   hasher: PasswordHasher
   sessions: { idleMs: number; maxAgeMs: number }
   loginLimits: { perAccount: number; perAddress: number; windowMs: number }
+  /** Password login as an Admin set it (absent: always on). */
+  passwordLogin?: PasswordLoginPolicy
+  /**
+   * Where a browser goes after logging out of this session, when single sign-on opened it and
+   * ends the provider's session too (absent, or undefined: /signed-out). Asked before the
+   * session ends.
+   */
+  signOutLocation?: (sessionId: string, origin: string) => Promise<string | undefined>
+}
+
+export interface PasswordLoginPolicy {
+  /** Whether an Admin turned password login off. */
+  disabled(): Promise<boolean>
+  /** The username or email of the break-glass admin (UNLEASH_DEFAULT_ADMIN_USERNAME), who may use a password all the same. */
+  breakGlass: string | undefined
 }
 
 /** A user as the API shows them, in Unleash's shape (rootRole as its id). */
@@ -100,6 +116,13 @@ export async function createUser (ctx: PeopleContext, body: NewUserBody, author:
     record({ type: 'user-created', createdBy: author, data: auditOf(created) })
     return created
   })
+}
+
+/** Creates a user without a password in a caller's change (single sign-on's first sign-in): user-created. */
+export async function addUserIn (change: Change, user: { email: string; name?: string; rootRole: RootRoleName }, author: Author): Promise<User> {
+  const created = await insertUser(change.trx, { email: user.email, name: user.name, rootRole: user.rootRole })
+  change.record({ type: 'user-created', createdBy: author, data: auditOf(created) })
+  return created
 }
 
 /**
@@ -179,7 +202,7 @@ export const tooManyAttempts = (leftMs: number) =>
 /** The users with a role in a project (Unleash Enterprise's shape of a project's access). */
 export async function projectAccess (db: Database, project: string) {
   if (!(await projectExists(db, project))) throw notFound(`Project ${project} does not exist`)
-  const members = await projectMembers(db, project)
+  const [members, groups] = await Promise.all([projectMembers(db, project), projectGroups(db, project)])
   return {
     roles: ROLES.filter((r) => r.type === 'project'),
     users: members.map((m) => ({
@@ -190,7 +213,16 @@ export async function projectAccess (db: Database, project: string) {
       roles: [ROLE_IDS[m.role]],
       addedAt: m.created_at,
     })),
-    groups: [],
+    groups: groups.map((g) => ({
+      id: g.id,
+      name: g.name,
+      description: g.description,
+      mappingsSSO: g.mappings_sso,
+      rootRole: g.root_role === null ? null : ROLE_IDS[g.root_role],
+      roleId: ROLE_IDS[g.role],
+      roles: [ROLE_IDS[g.role]],
+      addedAt: g.created_at,
+    })),
   }
 }
 

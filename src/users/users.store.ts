@@ -3,7 +3,7 @@ import { isForeignKeyViolation, isUniqueViolation } from '../db/errors.js'
 import type { DB, Queryable } from '../db/types.js'
 import type { ProjectRoleName, RootRoleName } from '../vocabulary/roles.js'
 import { nameExists, notFound } from '../errors.js'
-import type { Person } from './roles.js'
+import { highestRootRole, type Person } from './roles.js'
 
 /** A user as the API shows them (never the password hash). */
 export interface User {
@@ -43,23 +43,44 @@ const toUser = (row: UserRow): User => ({
   hasPassword: row.has_password,
 })
 
-/** The project roles of the users of `users.id`, as `{project: role}` (PostgreSQL builds it). */
+/**
+ * The project roles of the users of `users.id`, their own and their groups', as
+ * `{project: role}` (PostgreSQL builds it; Member is the only project role, so a project named
+ * twice holds the same role).
+ */
 const projectRolesOf = (eb: ExpressionBuilder<DB, 'users'>) =>
   eb
-    .selectFrom('project_roles')
-    .select(sql<Record<string, ProjectRoleName>>`coalesce(jsonb_object_agg(project_roles.project_id, project_roles.role), '{}'::jsonb)`.as('roles'))
-    .whereRef('project_roles.user_id', '=', 'users.id')
+    .selectFrom(
+      eb.selectFrom('project_roles').select(['project_roles.project_id', 'project_roles.role']).whereRef('project_roles.user_id', '=', 'users.id')
+        .unionAll(
+          eb.selectFrom('group_project_roles')
+            .innerJoin('group_users', 'group_users.group_id', 'group_project_roles.group_id')
+            .select(['group_project_roles.project_id', 'group_project_roles.role'])
+            .whereRef('group_users.user_id', '=', 'users.id')
+        )
+        .as('held')
+    )
+    .select(sql<Record<string, ProjectRoleName>>`coalesce(jsonb_object_agg(held.project_id, held.role), '{}'::jsonb)`.as('roles'))
     .as('project_roles')
 
-/** The columns toPerson reads, for a statement on `users` (alone or joined). */
-export const personColumns = ['users.id', 'users.username', 'users.email', 'users.name', 'users.root_role', projectRolesOf] as const
+/** The root roles the groups of `users.id` give their members. */
+const groupRootRolesOf = (eb: ExpressionBuilder<DB, 'users'>) =>
+  eb
+    .selectFrom('group_users')
+    .innerJoin('groups', 'groups.id', 'group_users.group_id')
+    .select(sql<RootRoleName[]>`coalesce(array_agg(groups.root_role) FILTER (WHERE groups.root_role IS NOT NULL), '{}')`.as('roles'))
+    .whereRef('group_users.user_id', '=', 'users.id')
+    .as('group_root_roles')
 
-export const toPerson = (row: { id: number; username: string | null; email: string | null; name: string | null; root_role: RootRoleName; project_roles: Record<string, ProjectRoleName> | null }): Person => ({
+/** The columns toPerson reads, for a statement on `users` (alone or joined). */
+export const personColumns = ['users.id', 'users.username', 'users.email', 'users.name', 'users.root_role', projectRolesOf, groupRootRolesOf] as const
+
+export const toPerson = (row: { id: number; username: string | null; email: string | null; name: string | null; root_role: RootRoleName; project_roles: Record<string, ProjectRoleName> | null; group_root_roles: RootRoleName[] | null }): Person => ({
   id: row.id,
   username: row.username,
   email: row.email,
   name: row.name,
-  rootRole: row.root_role,
+  rootRole: highestRootRole(row.root_role, row.group_root_roles ?? []),
   projectRoles: row.project_roles ?? {},
 })
 
@@ -233,4 +254,15 @@ export async function deleteProjectRole (trx: Transaction<DB>, userId: number, p
 
 export async function projectExists (db: Queryable, project: string): Promise<boolean> {
   return (await db.selectFrom('projects').select('id').where('id', '=', project).executeTakeFirst()) !== undefined
+}
+
+/** The groups with a role in a project, with it (Unleash Enterprise's project access lists them beside the users). */
+export async function projectGroups (db: Queryable, project: string) {
+  return db
+    .selectFrom('group_project_roles')
+    .innerJoin('groups', 'groups.id', 'group_project_roles.group_id')
+    .select(['groups.id', 'groups.name', 'groups.description', 'groups.mappings_sso', 'groups.root_role', 'group_project_roles.role', 'group_project_roles.created_at'])
+    .where('group_project_roles.project_id', '=', project)
+    .orderBy('groups.id')
+    .execute()
 }

@@ -79,6 +79,12 @@ const TABLES = [
   'sessions',
   'personal_access_tokens',
   'login_failures',
+  'auth_settings',
+  'oidc_logins',
+  'oidc_sessions',
+  'groups',
+  'group_users',
+  'group_project_roles',
 ] as const
 
 /**

@@ -42,6 +42,8 @@ describe('loadConfig', () => {
       sessions: { idleMs: 8 * 3_600_000, maxAgeMs: 48 * 3_600_000 },
       loginLimits: { perAccount: 10, perAddress: 100, windowMs: 900_000 },
       passwordHashCost: 17,
+      publicUrl: undefined,
+      oidc: {},
       webhooks: {
         pollMs: 1000,
         leaseMs: 60000,
@@ -85,6 +87,13 @@ describe('loadConfig', () => {
     [{ SESSION_IDLE_TIMEOUT_MS: '100000', SESSION_MAX_AGE_MS: '50000' }, /SESSION_IDLE_TIMEOUT_MS=100000 is invalid \(must not exceed SESSION_MAX_AGE_MS=50000\)/],
     [{ PASSWORD_HASH_COST: '11' }, /PASSWORD_HASH_COST="11"/],
     [{ LOGIN_MAX_FAILURES_PER_ACCOUNT: '0' }, /LOGIN_MAX_FAILURES_PER_ACCOUNT="0"/],
+    [{ UNLEASH_URL: 'ftp://flags.example.com' }, /UNLEASH_URL="ftp:\/\/flags.example.com" is invalid/],
+    [{ UNLEASH_URL: 'https://flags.example.com/?a=1' }, /UNLEASH_URL=/],
+    [{ OIDC_ENABLED: 'yes' }, /OIDC_ENABLED="yes" is invalid/],
+    [{ OIDC_DEFAULT_ROOT_ROLE: 'Owner' }, /OIDC_DEFAULT_ROOT_ROLE="Owner" is invalid/],
+    [{ OIDC_ID_TOKEN_SIGNING_ALGORITHM: 'HS256' }, /OIDC_ID_TOKEN_SIGNING_ALGORITHM="HS256" is invalid/],
+    [{ OIDC_ID_TOKEN_SIGNING_ALGORITHM: 'none' }, /OIDC_ID_TOKEN_SIGNING_ALGORITHM="none" is invalid/],
+    [{ OIDC_DISCOVER_URL: 'idp.example.com' }, /OIDC_DISCOVER_URL="idp.example.com" is invalid/],
   ])('refuses %j with one clear line', (env, message) => {
     expect(() => loadConfig(env)).toThrowError(ConfigError)
     expect(() => loadConfig(env)).toThrowError(message)
@@ -112,6 +121,57 @@ describe('loadConfig', () => {
     expect(message).toContain('UNLEASH_DEFAULT_ADMIN_PASSWORD and INIT_ADMIN_PASSWORD are both set and differ')
     expect(message).not.toContain('hunter2-secret')
     expect(message).not.toContain('other-secret')
+  })
+
+  it('reads UNLEASH_URL without its trailing slash', () => {
+    expect(loadConfig({ UNLEASH_URL: 'https://flags.example.com/' }).publicUrl).toBe('https://flags.example.com')
+    expect(loadConfig({ UNLEASH_URL: 'http://10.0.0.5:4242/flags' }).publicUrl).toBe('http://10.0.0.5:4242/flags')
+  })
+
+  it('reads the OIDC_* variables as the settings they fix, and only those set', () => {
+    expect(loadConfig({
+      OIDC_ENABLED: 'true',
+      OIDC_DISCOVER_URL: 'https://idp.example.com/.well-known/openid-configuration',
+      OIDC_CLIENT_ID: 'flags',
+      OIDC_CLIENT_SECRET: 's3cret',
+      OIDC_AUTO_CREATE: 'false',
+      OIDC_DEFAULT_ROOT_ROLE: 'Editor',
+      OIDC_EMAIL_DOMAINS: 'example.com',
+      OIDC_ENABLE_PKCE: 'true',
+      OIDC_ENABLE_SINGLE_SIGN_OUT: 'true',
+      OIDC_ENABLE_GROUP_SYNCING: 'true',
+      OIDC_GROUP_JSON_PATH: '$.groups',
+      OIDC_ADD_GROUPS_SCOPE: 'true',
+      OIDC_ID_TOKEN_SIGNING_ALGORITHM: 'ES256',
+      OIDC_ACR_VALUES: 'phr',
+    }).oidc).toEqual({
+      enabled: true,
+      discoverUrl: 'https://idp.example.com/.well-known/openid-configuration',
+      clientId: 'flags',
+      secret: 's3cret',
+      autoCreate: false,
+      defaultRootRole: 'Editor',
+      emailDomains: 'example.com',
+      enablePkce: true,
+      enableSingleSignOut: true,
+      enableGroupSyncing: true,
+      groupJsonPath: '$.groups',
+      addGroupsScope: true,
+      idTokenSigningAlgorithm: 'ES256',
+      acrValues: 'phr',
+    })
+    expect(loadConfig({ OIDC_CLIENT_ID: 'flags' }).oidc).toEqual({ clientId: 'flags' })
+  })
+
+  it('never prints the OIDC client secret in a configuration error', () => {
+    let message = ''
+    try {
+      loadConfig({ OIDC_CLIENT_SECRET: 'x'.repeat(10_001) + 'tail-secret' })
+    } catch (error) {
+      message = (error as Error).message
+    }
+    expect(message).toContain('OIDC_CLIENT_SECRET=(hidden) is invalid')
+    expect(message).not.toContain('tail-secret')
   })
 
   it('reads the webhook allowed networks as normalised CIDRs', () => {

@@ -139,6 +139,8 @@ describe('every write route records an event and moves the client version; a ref
   // The user (and the browser signed in as a user) the last run created, likewise.
   let lastUser = 0
   let lastBrowser: Browser
+  // The group the last run created, likewise.
+  let lastGroup = 0
   const createAddon = async () => {
     lastAddon = json(await post('/api/admin/addons', addon)).id as number
     return lastAddon
@@ -624,6 +626,67 @@ describe('every write route records an event and moves the client version; a ref
       status: 200,
       event: 'project-access-user-roles-deleted',
       refuse: () => t.app.inject({ method: 'DELETE', url: '/api/admin/projects/default/users/999999/roles', headers: auth() }),
+    },
+    {
+      route: 'POST /api/admin/auth/oidc/settings',
+      run: () => post('/api/admin/auth/oidc/settings', { emailDomains: `${uniqueName('d')}.example` }),
+      status: 200,
+      event: 'setting-created',
+      // Enabled without a provider or a client: refused before anything is fetched or written.
+      refuse: () => post('/api/admin/auth/oidc/settings', { enabled: true }),
+    },
+    {
+      route: 'POST /api/admin/auth/simple/settings',
+      run: () => post('/api/admin/auth/simple/settings', { disabled: false }),
+      status: 200,
+      event: 'setting-created',
+      // Password login cannot go off while single sign-on is off.
+      refuse: () => post('/api/admin/auth/simple/settings', { disabled: true }),
+    },
+    {
+      route: 'POST /api/admin/groups',
+      run: async () => post('/api/admin/groups', { name: uniqueName('g'), users: [{ user: { id: (await createUser(t, 'Viewer')).id } }] }),
+      status: 201,
+      event: 'group-created',
+      refuse: () => post('/api/admin/groups', { name: uniqueName('g'), users: [{ user: { id: 999999 } }] }),
+    },
+    {
+      route: 'PUT /api/admin/groups/:groupId',
+      run: async () => {
+        lastGroup = json(await post('/api/admin/groups', { name: uniqueName('g') })).id as number
+        return t.app.inject({ method: 'PUT', url: `/api/admin/groups/${lastGroup}`, headers: auth(), payload: { name: uniqueName('renamed'), rootRole: 2 } })
+      },
+      status: 200,
+      event: 'group-updated',
+      refuse: () => t.app.inject({ method: 'PUT', url: `/api/admin/groups/${lastGroup}`, headers: auth(), payload: { name: uniqueName('g'), users: [{ user: { id: 999999 } }] } }),
+    },
+    {
+      route: 'DELETE /api/admin/groups/:groupId',
+      run: async () => t.app.inject({ method: 'DELETE', url: `/api/admin/groups/${json(await post('/api/admin/groups', { name: uniqueName('g') })).id}`, headers: auth() }),
+      status: 200,
+      event: 'group-deleted',
+      refuse: () => t.app.inject({ method: 'DELETE', url: '/api/admin/groups/999999', headers: auth() }),
+    },
+    {
+      route: 'PUT /api/admin/projects/:projectId/groups/:groupId/roles',
+      run: async () => {
+        lastGroup = json(await post('/api/admin/groups', { name: uniqueName('g') })).id as number
+        return t.app.inject({ method: 'PUT', url: `/api/admin/projects/default/groups/${lastGroup}/roles`, headers: auth(), payload: { roles: [5] } })
+      },
+      status: 200,
+      event: 'project-access-group-roles-updated',
+      refuse: () => t.app.inject({ method: 'PUT', url: `/api/admin/projects/default/groups/${lastGroup}/roles`, headers: auth(), payload: { roles: [1] } }),
+    },
+    {
+      route: 'DELETE /api/admin/projects/:projectId/groups/:groupId/roles',
+      run: async () => {
+        const id = json(await post('/api/admin/groups', { name: uniqueName('g') })).id as number
+        await t.app.inject({ method: 'PUT', url: `/api/admin/projects/default/groups/${id}/roles`, headers: auth(), payload: { roles: [5] } })
+        return t.app.inject({ method: 'DELETE', url: `/api/admin/projects/default/groups/${id}/roles`, headers: auth() })
+      },
+      status: 200,
+      event: 'project-access-group-roles-deleted',
+      refuse: () => t.app.inject({ method: 'DELETE', url: '/api/admin/projects/default/groups/999999/roles', headers: auth() }),
     },
     {
       // A first evaluation moves the lifecycle: that is a change readers see.

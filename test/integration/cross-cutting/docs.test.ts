@@ -34,9 +34,10 @@ describe('OpenAPI', () => {
       'name',
       'message',
       'details',
-      // A 401 without credentials says where to log in, as Unleash.
+      // A 401 without credentials says where to log in, as Unleash, and the other ways in (single sign-on).
       'path',
       'defaultHidden',
+      'options',
     ])
     expect(doc.components.securitySchemes.apiToken).toMatchObject({ in: 'header', name: 'Authorization' })
     expect(doc.components.securitySchemes.sessionCookie).toMatchObject({ in: 'cookie', name: 'unleash-session' })

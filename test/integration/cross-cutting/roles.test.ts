@@ -130,6 +130,19 @@ const TABLE: Record<string, Need> = {
   'POST /api/frontend/client/register': 'sdk',
   'POST /ofrep/v1/evaluate/flags/:key': 'sdk',
   'POST /ofrep/v1/evaluate/flags': 'sdk',
+  'GET /auth/oidc/login': 'public',
+  'GET /auth/oidc/callback': 'public',
+  'GET /api/admin/auth/oidc/settings': 'admin',
+  'POST /api/admin/auth/oidc/settings': 'admin',
+  'GET /api/admin/auth/simple/settings': 'admin',
+  'POST /api/admin/auth/simple/settings': 'admin',
+  'GET /api/admin/groups': 'admin',
+  'POST /api/admin/groups': 'admin',
+  'GET /api/admin/groups/:groupId': 'admin',
+  'PUT /api/admin/groups/:groupId': 'admin',
+  'DELETE /api/admin/groups/:groupId': 'admin',
+  'PUT /api/admin/projects/:projectId/groups/:groupId/roles': 'admin',
+  'DELETE /api/admin/projects/:projectId/groups/:groupId/roles': 'admin',
   'GET /api/admin/addons': 'admin',
   'POST /api/admin/addons': 'admin',
   'GET /api/admin/addons/:id': 'admin',
@@ -181,6 +194,7 @@ const concrete = (url: string) =>
     .replace(':parent', 'no-such-parent')
     .replace(':key', 'no-such-flag')
     .replace(':deliveryId', '999999')
+    .replace(':groupId', '999999')
     .replace(':userId', '999999')
     .replace(':id', '999999')
 
