@@ -253,7 +253,9 @@ export function setFeatureStale (writer: Writer, ref: FeatureRef, stale: boolean
  */
 export function setFeaturesEnabled (writer: Writer, project: string, environment: string, names: readonly string[], enabled: boolean, createdBy: Author, activate?: StrategyRules) {
   return withChange(writer, async (change) => {
-    for (const { name } of await lockFeatures(change.trx, project, names)) await setFeatureEnabled(change, { project, feature: name, environment }, enabled, createdBy, activate)
+    const locked = await lockFeatures(change.trx, project, names)
+    if (locked.length === 0) await requirePresent(change.trx, { project, environment })
+    for (const { name } of locked) await setFeatureEnabled(change, { project, feature: name, environment }, enabled, createdBy, activate)
   })
 }
 
