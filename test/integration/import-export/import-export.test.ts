@@ -15,7 +15,7 @@ import { databaseFingerprint } from '../../helpers/state.js'
 
 const t = useTestApp({ CLIENT_STATE_CACHE_MS: '0', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' })
 
-const send = (app: TestApp, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown, secret?: string) =>
+const send = (app: TestApp, method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, payload?: unknown, secret?: string) =>
   requests(app).send(method, url, payload, secret)
 const ok = async (res: ReturnType<typeof send>) => {
   const done = await res
@@ -441,5 +441,29 @@ describe('links in an import', () => {
       const validation = json(await send(t, 'POST', '/api/admin/features-batch/validate', { project: 'default', environment: 'development', data }))
       expect(validation.errors).toContainEqual({ message, affectedItems: [name] })
     }
+  })
+})
+
+describe("strategies of Unleash's export (no sortOrder)", () => {
+  it('keep the order the file lists them in, whatever their ids, interleaved with other features; each gets an integer sortOrder', async () => {
+    const [a, b] = [uniqueName('order-a'), uniqueName('order-b')]
+    const strategy = (featureName: string, id: string, title: string) => ({ name: 'default', id, featureName, title, parameters: {}, constraints: [], variants: [], disabled: false, segments: [] })
+    const data = {
+      features: [{ name: a }, { name: b }],
+      featureStrategies: [strategy(a, '01ZZZZZZZZZZZZZZZZZZZZZZZZ', 'first'), strategy(b, '01AAAAAAAAAAAAAAAAAAAAAAAA', 'b-first'), strategy(a, '01AAAAAAAAAAAAAAAAAAAAAAAA', 'second'), strategy(a, '01MMMMMMMMMMMMMMMMMMMMMMMM', 'third')],
+      featureEnvironments: [{ featureName: a, environment: 'development', enabled: true, variants: [] }],
+    }
+    expect((await send(t, 'POST', '/api/admin/features-batch/import', { project: 'default', environment: 'development', data })).statusCode).toBe(200)
+    const stored = json(await send(t, 'GET', `/api/admin/projects/default/features/${a}/environments/development/strategies`))
+    expect(stored.map((s: any) => s.title)).toEqual(['first', 'second', 'third'])
+    const exported = await exportOf(t, 'default')
+    const listed = exported.featureStrategies.filter((s: any) => s.featureName === a)
+    expect(listed.map((s: any) => s.title)).toEqual(['first', 'second', 'third'])
+    for (const s of listed) expect(Number.isInteger(s.sortOrder)).toBe(true)
+    expect(listed.map((s: any) => s.sortOrder)).toEqual([...listed.map((s: any) => s.sortOrder)].sort((x, y) => x - y))
+    // The SDK evaluates them in that order too.
+    const secret = await requests(t).clientToken()
+    const served = json(await t.app.inject({ url: `/api/client/features?namePrefix=${a}`, headers: auth(secret) })).features[0]
+    expect(served.strategies).toHaveLength(3)
   })
 })
