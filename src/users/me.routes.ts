@@ -32,9 +32,8 @@ export const meRoutes: FastifyPluginAsyncTypebox<{ people: PeopleContext }> = as
         response: { 200: Me },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       const person = me(request)
-      reply.header('cache-control', 'no-store')
       return { user: userInfo(await user(db, person.id)), permissions: permissionsOf(person), feedback: [], splash: {} }
     }
   )
