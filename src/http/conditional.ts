@@ -6,17 +6,18 @@ import { ifMatchHolds, notModified } from './etag.js'
  * A conditional read, for every route that answers with an ETag: the ETag is sent; when the
  * request's If-None-Match holds for it (weak comparison) the answer is 304 without a body and
  * `body` is never computed; otherwise 200 with the JSON (text, or bytes already encoded) `body`
- * gives.
+ * gives, or the bytes of another `type` (the UI's files).
  */
 export async function replyConditionally (
   reply: FastifyReply,
   ifNoneMatch: string | undefined,
   etag: string,
-  body: () => string | Buffer | Promise<string | Buffer>
+  body: () => string | Buffer | Promise<string | Buffer>,
+  type = 'application/json; charset=utf-8'
 ) {
   reply.header('etag', etag)
   if (ifNoneMatch !== undefined && notModified(ifNoneMatch, etag)) return reply.code(304).send()
-  return reply.type('application/json; charset=utf-8').send(await body())
+  return reply.type(type).send(await body())
 }
 
 /**
