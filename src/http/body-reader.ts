@@ -8,14 +8,18 @@ type Payload = Readable & { receivedEncodedLength?: number }
 
 /**
  * The JSON body parser of every route, reading the body itself (not Fastify's reader) so that
- * nothing costly waits for the whole of it: a declared Content-Length over the route's limit
- * (`bodyLimit`, larger on the import routes) is a 413 before a byte is read; the bytes read
- * are counted against it as they come (413 at the first one over); their nesting is counted
- * as they come (NestingCounter: 400 at the first level too deep, the rest never read). Then
- * the text is parsed and checked (parseJsonBody). A route that takes no body accepts JSON's
- * content type with nothing after it, as Unleash does (its admin UI and many HTTP clients
- * send that on …/on, DELETE, …). A refusal while reading closes the connection (Fastify adds
- * `Connection: close` to a parser's errors), so the client's remaining bytes are not read.
+ * nothing costly waits for the whole of it:
+ * - a declared Content-Length over the route's limit (`bodyLimit`, larger on the import
+ *   routes) is a 413 before a byte is read; bytes over it (a chunked body) a 413 as they come;
+ *   both close the connection (Fastify adds `Connection: close` to a parser's errors), since
+ *   what follows is not read;
+ * - the nesting is counted as the bytes come (NestingCounter): from the first level too deep
+ *   on, the rest of the body (at most the limit) is read but neither kept nor looked at, then
+ *   refused with a 400 (read to its end, so that the client, still sending, gets the answer
+ *   rather than a reset connection);
+ * - then the text is parsed and checked (parseJsonBody).
+ * A route that takes no body accepts JSON's content type with nothing after it, as Unleash does
+ * (its admin UI and many HTTP clients send that on …/on, DELETE, …).
  */
 export function readJsonBody (request: FastifyRequest, payload: Payload, done: (error: Error | null, body?: unknown) => void): void {
   const limit = request.routeOptions.bodyLimit ?? Number.POSITIVE_INFINITY
@@ -24,6 +28,7 @@ export function readJsonBody (request: FastifyRequest, payload: Payload, done: (
   const nesting = new NestingCounter()
   const chunks: Buffer[] = []
   let received = 0
+  let refusal: Error | undefined
   const stop = () => {
     payload.removeListener('data', onData)
     payload.removeListener('end', onEnd)
@@ -36,10 +41,12 @@ export function readJsonBody (request: FastifyRequest, payload: Payload, done: (
       stop()
       return done(payloadTooLarge())
     }
+    if (refusal) return
     const at = nesting.feed(chunk)
     if (at >= 0) {
-      stop()
-      return done(tooDeep('/body', received - chunk.length + at))
+      refusal = tooDeep('/body', received - chunk.length + at)
+      chunks.length = 0
+      return
     }
     chunks.push(chunk)
   }
@@ -50,6 +57,7 @@ export function readJsonBody (request: FastifyRequest, payload: Payload, done: (
       if (!(typeof error.statusCode === 'number' && error.statusCode >= 400)) error.statusCode = 400
       return done(error)
     }
+    if (refusal) return done(refusal)
     if (!Number.isNaN(declared) && (payload.receivedEncodedLength || received) !== declared) {
       return done(badData(`The request body has ${received} bytes; its Content-Length says ${declared}`))
     }

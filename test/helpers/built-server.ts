@@ -1,7 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
-import { Agent, request } from 'node:http'
-import { setTimeout as sleep } from 'node:timers/promises'
 import { ADMIN_SECRET } from './database.js'
 import { PASSWORD, sessionCookieOf } from './people.js'
 import { freePort } from './postgres.js'
@@ -59,45 +57,74 @@ export function memoryOf (pid: number): { rss: number; peak: number } {
 }
 
 export interface HealthProbes {
-  /** Stops probing; every answer's status, and the slowest answer in ms. */
-  stop(): Promise<{ count: number; statuses: number[]; slowestMs: number }>
+  /**
+   * Stops probing. Every answer's status; the slowest answer in ms; and the longest the
+   * server's main thread was busy while one probe waited (its CPU time during the probe, at
+   * most the probe's time): how long the server itself held /health.
+   */
+  stop(): Promise<{ count: number; statuses: number[]; slowestMs: number; heldMs: number }>
 }
 
-/**
- * Asks GET /health over and over, one at a time on one kept-alive connection, `gapMs` apart,
- * timing each answer (but the first, which opens the connection), until stopped. A probe that gets no answer within 30 s counts as status 0.
- */
-export function probeHealth (port: number, gapMs = 5): HealthProbes {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 })
-  const statuses: number[] = []
-  let slowestMs = 0
-  const state = { on: true }
-  const once = () =>
-    new Promise<number>((resolve) => {
-      const req = request({ host: '127.0.0.1', port, path: '/health', agent, timeout: 30_000 }, (res) => {
-        res.resume()
-        res.on('end', () => resolve(res.statusCode ?? 0))
-      })
-      req.on('timeout', () => req.destroy())
-      req.on('error', () => resolve(0))
-      req.end()
-    })
-  const loop = (async () => {
-    // The connection is opened by an untimed first probe.
+/** The prober's own process: asks until its stdin closes, then prints what it saw. */
+const PROBER = `
+const { readFileSync } = require('node:fs')
+const { Agent, request } = require('node:http')
+const [port, gapMs, pid] = process.argv.slice(1).map(Number)
+const agent = new Agent({ keepAlive: true, maxSockets: 1 })
+// The CPU time of the server's main thread, in ms (utime and stime, in 10 ms ticks).
+const mainThreadCpu = () => {
+  const fields = readFileSync('/proc/' + pid + '/task/' + pid + '/stat', 'utf8').split(') ')[1].split(' ')
+  return (Number(fields[11]) + Number(fields[12])) * 10
+}
+const statuses = []
+let slowestMs = 0
+let heldMs = 0
+let on = true
+process.stdin.on('end', () => { on = false }).resume()
+const once = () => new Promise((resolve) => {
+  const req = request({ host: '127.0.0.1', port, path: '/health', agent, timeout: 30000 }, (res) => {
+    res.resume()
+    res.on('end', () => resolve(res.statusCode))
+  })
+  req.on('timeout', () => req.destroy())
+  req.on('error', () => resolve(0))
+  req.end()
+})
+;(async () => {
+  statuses.push(await once())
+  while (on) {
+    const started = performance.now()
+    const cpu = mainThreadCpu()
     statuses.push(await once())
-    while (state.on) {
-      const started = performance.now()
-      statuses.push(await once())
-      slowestMs = Math.max(slowestMs, performance.now() - started)
-      await sleep(gapMs)
-    }
-  })()
+    const ms = performance.now() - started
+    slowestMs = Math.max(slowestMs, ms)
+    heldMs = Math.max(heldMs, Math.min(ms, mainThreadCpu() - cpu))
+    await new Promise((resolve) => setTimeout(resolve, gapMs))
+  }
+  process.stdout.write(JSON.stringify({ count: statuses.length, statuses, slowestMs, heldMs }))
+  agent.destroy()
+})()
+`
+
+/**
+ * Asks GET /health of a built server over and over, one at a time on one kept-alive
+ * connection, `gapMs` apart, timing each answer (but the first, which opens the connection),
+ * until stopped. From a process of its own, so that the test's own work (building bodies,
+ * writing them) never delays a probe. Beside each answer's time it reads the CPU time the
+ * server's main thread spent meanwhile (from /proc): on a machine other work keeps busy, a
+ * late answer with an idle main thread is the machine's doing, not the server's; `heldMs`
+ * counts only what the server held. A probe without an answer within 30 s counts as status 0.
+ */
+export function probeHealth (server: BuiltServer, gapMs = 5): HealthProbes {
+  const prober = spawn(process.execPath, ['-e', PROBER, String(server.port), String(gapMs), String(server.pid)], { stdio: ['pipe', 'pipe', 'inherit'] })
+  let out = ''
+  prober.stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
+  const exited = new Promise<void>((resolve) => prober.once('exit', () => resolve()))
   return {
     async stop () {
-      state.on = false
-      await loop
-      agent.destroy()
-      return { count: statuses.length, statuses, slowestMs }
+      prober.stdin.end()
+      await exited
+      return JSON.parse(out) as { count: number; statuses: number[]; slowestMs: number; heldMs: number }
     },
   }
 }
