@@ -71,10 +71,14 @@ const { readFileSync } = require('node:fs')
 const { Agent, request } = require('node:http')
 const [port, gapMs, pid] = process.argv.slice(1).map(Number)
 const agent = new Agent({ keepAlive: true, maxSockets: 1 })
-// The CPU time of the server's main thread, in ms (utime and stime, in 10 ms ticks).
+// The CPU time of the server's main thread, in ms (utime and stime, in 10 ms ticks); Infinity once it is gone.
 const mainThreadCpu = () => {
-  const fields = readFileSync('/proc/' + pid + '/task/' + pid + '/stat', 'utf8').split(') ')[1].split(' ')
-  return (Number(fields[11]) + Number(fields[12])) * 10
+  try {
+    const fields = readFileSync('/proc/' + pid + '/task/' + pid + '/stat', 'utf8').split(') ')[1].split(' ')
+    return (Number(fields[11]) + Number(fields[12])) * 10
+  } catch {
+    return Infinity
+  }
 }
 const statuses = []
 let slowestMs = 0
