@@ -5,32 +5,56 @@ import type { StoredEvent } from '../events/events.schemas.js'
 Mustache.templateCache = undefined
 
 /**
- * What one rendering may cost, checked while it runs (a template's cost is the product of the
- * lists its nested sections walk: three sections over a 250-value list are 15.6 million
- * renderings, seconds on the event loop, whatever the body's final size):
- * - steps: sections entered (each list item is one) and tags rendered;
+ * What one rendering may cost, counted while it runs (its cost is the product of the lists its
+ * nested sections walk: three sections over a 250-value list are 15.6 million renderings,
+ * seconds on the event loop, whatever the body's final size). Counted, not timed, so that a
+ * busy machine fails no delivery a quiet one sends:
+ * - steps: every section or list item rendered is one, every tag one more, and a tag's name
+ *   one more per 64 characters for every section around it (a name is looked up, and split at
+ *   its dots, in each enclosing section's context in turn);
  * - characters produced by all sections together (a section's text counts once more for each
- *   section around it), so that memory stays bounded before the body's size is known;
- * - time, for what the counts cannot see (a long dotted name looked up through many sections).
- * A legitimate template (a list of variants, constraints and their values) needs a few thousand steps.
+ *   section around it), so that memory stays bounded before the body's size is known.
+ * 100,000 steps are some tens of milliseconds; a template over a constraint's values, a
+ * strategy's constraints or a feature's variants needs a few thousand.
  */
-export const RENDER_LIMITS = { steps: 100_000, characters: 8 * 1024 * 1024, ms: 50 }
+export const RENDER_LIMITS = { steps: 100_000, characters: 8 * 1024 * 1024 }
 
 /** A rendering that went over RENDER_LIMITS; its message is the delivery's reason. */
 export class RenderTooCostly extends Error {}
+
+type Tokens = Parameters<Mustache.Writer['renderTokens']>[0]
+
+/** Tags that look a name up (sections, inverted sections, values): their names' length, per token list. */
+const lookups = new WeakMap<Tokens, number>()
+function lookedUp (tokens: Tokens): number {
+  let length = lookups.get(tokens)
+  if (length === undefined) {
+    length = 0
+    for (const token of tokens) if (token[0] !== 'text' && token[0] !== '>' && token[0] !== '=' && token[0] !== '!') length += token[1]!.length
+    lookups.set(tokens, length)
+  }
+  return length
+}
 
 /** Mustache's own writer, counting its work against RENDER_LIMITS as it goes. */
 class BoundedWriter extends Mustache.Writer {
   #steps = 0
   #characters = 0
-  readonly #deadline = performance.now() + RENDER_LIMITS.ms
+  /** How many sections enclose the tokens being rendered (the contexts a lookup may walk). */
+  #depth = 0
 
   // Every section, every list item and the template itself are rendered through here.
   override renderTokens (...args: Parameters<Mustache.Writer['renderTokens']>): string {
-    this.#steps += 1 + args[0].length
+    const tokens = args[0]
+    this.#steps += 1 + tokens.length + Math.ceil(((this.#depth + 1) * lookedUp(tokens)) / 64)
     if (this.#steps > RENDER_LIMITS.steps) throw new RenderTooCostly(`rendering takes more than ${RENDER_LIMITS.steps} steps (sections repeated inside sections over long lists)`)
-    if (performance.now() > this.#deadline) throw new RenderTooCostly(`rendering takes longer than ${RENDER_LIMITS.ms} ms`)
-    const text = super.renderTokens(...args)
+    this.#depth++
+    let text: string
+    try {
+      text = super.renderTokens(...args)
+    } finally {
+      this.#depth--
+    }
     this.#characters += text.length
     if (this.#characters > RENDER_LIMITS.characters) throw new RenderTooCostly(`rendering produces more than ${RENDER_LIMITS.characters} characters`)
     return text

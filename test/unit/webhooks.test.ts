@@ -121,11 +121,14 @@ describe('renderBody', () => {
     expect(renderBody(strategy, null)).toBe(JSON.stringify(strategy))
   })
 
-  it('three nested sections over a 250-value list stop at the step limit, in a few ms', () => {
+  const TOO_MANY_STEPS = `rendering takes more than ${RENDER_LIMITS.steps} steps (sections repeated inside sections over long lists)`
+
+  it('three nested sections over a 250-value list stop at the step limit, having rendered a fraction of them', () => {
     const { ms, error } = timed('{{#event.data.constraints}}{{#values}}{{#values}}{{#values}}{{/values}}{{/values}}{{/values}}{{/event.data.constraints}}')
     expect(error).toBeInstanceOf(RenderTooCostly)
-    expect(error!.message).toBe(`rendering takes more than ${RENDER_LIMITS.steps} steps (sections repeated inside sections over long lists)`)
-    expect(ms).toBeLessThan(RENDER_LIMITS.ms)
+    expect(error!.message).toBe(TOO_MANY_STEPS)
+    // 15.6 million renderings took seconds; the 100,000 steps some tens of ms (less on a quiet machine).
+    expect(ms).toBeLessThan(1000)
   })
 
   it('a section repeating a large text stops at the character limit, before holding it all', () => {
@@ -134,12 +137,12 @@ describe('renderBody', () => {
     expect(error?.message).toBe(`rendering produces more than ${RENDER_LIMITS.characters} characters`)
   })
 
-  it('lookups too slow for the counts stop at the time limit', () => {
-    // Within the template's 16384 characters: a name of 7,001 parts, split again at every
-    // section around it, for each of 62,500 items (about 90 µs each).
+  it('a long name looked up through nested sections costs steps by its length: stopped as early', () => {
+    // Within the template's 16384 characters: a name of 7,001 parts, split again in every
+    // section's context around it, for each of 62,500 items (about 90 µs each: 6 s in all).
     const name = `${'n.'.repeat(7000)}n`
     const { ms, error } = timed(`{{#event.data.constraints}}{{#values}}{{#values}}{{${name}}}{{/values}}{{/values}}{{/event.data.constraints}}`)
-    expect(error?.message).toBe(`rendering takes longer than ${RENDER_LIMITS.ms} ms`)
-    expect(ms).toBeLessThan(RENDER_LIMITS.ms * 2)
+    expect(error?.message).toBe(TOO_MANY_STEPS)
+    expect(ms).toBeLessThan(1000)
   })
 })
