@@ -173,7 +173,7 @@ describe('a webhook template', () => {
     }, 20_000)
     const health = await probes.stop()
 
-    expect(dead.attempts).toEqual([expect.objectContaining({ attempt: 1, status: null, error: expect.stringMatching(/^the body template failed: .*(steps|bytes|ms)/) })])
+    expect(dead.attempts).toEqual([expect.objectContaining({ attempt: 1, status: null, error: 'the body template failed: rendering takes more than 100000 steps (sections repeated inside sections over long lists)' })])
     expect(delivered.attempts).toEqual([expect.objectContaining({ attempt: 1, status: 200 })])
     expect(health.statuses.every((s) => s === 200)).toBe(true)
     expect(health.heldMs).toBeLessThan(HEALTH_MS)
