@@ -75,8 +75,9 @@ describe('a deep body', () => {
     expect(health.statuses.every((s) => s === 200)).toBe(true)
     expect(health.heldMs).toBeLessThan(HEALTH_MS)
     expect(health.slowestMs).toBeLessThan(LATE_MS)
-    // Read to its end (so that the client gets the answer), but neither kept nor parsed.
-    expect(after.peak - before.peak).toBeLessThan(32 * MiB)
+    // Read to its end (so that the client gets the answer), but neither kept nor parsed: the
+    // pieces read are garbage at once (parsed, one such body grew it by 1.6 GiB).
+    expect(after.peak - before.peak).toBeLessThan(64 * MiB)
   })
 
   it('deep inside a member no schema reads, in objects: the same 400', async () => {
