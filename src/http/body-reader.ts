@@ -34,8 +34,9 @@ export function readJsonBody (request: FastifyRequest, payload: Payload, done: (
     payload.removeListener('end', onEnd)
     payload.removeListener('error', onEnd)
   }
-  function onData (data: Buffer | string) {
-    const chunk = typeof data === 'string' ? Buffer.from(data) : data
+  function onData (data: Uint8Array | string) {
+    // A decoding stream (a preParsing hook's) may hand strings or plain byte arrays.
+    const chunk = typeof data === 'string' ? Buffer.from(data) : Buffer.isBuffer(data) ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength)
     received += chunk.length
     if (received > limit || (payload.receivedEncodedLength ?? 0) > limit) {
       stop()
