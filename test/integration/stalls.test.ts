@@ -51,7 +51,7 @@ const call = async (method: string, path: string, body?: unknown, secret = ADMIN
 const nested = (levels: number, open = '[', close = ']') => Buffer.concat([Buffer.alloc(levels, open), Buffer.alloc(levels, close)])
 
 describe('a deep body', () => {
-  it('32 MiB nested 16 million levels, from a Viewer to features-batch/validate: 400 about depth at once, /health on time, memory flat', async () => {
+  it('32 MiB nested 16 million levels, from a Viewer to features-batch/validate, eight of them: 400 about depth, /health on time, memory flat', async () => {
     const body = nested(16 * MiB)
     expect(body.length).toBe(32 * MiB)
     const before = memoryOf(server.pid)
