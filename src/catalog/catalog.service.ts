@@ -17,6 +17,7 @@ import { listStrategies } from '../strategies/strategies.store.js'
 import type { PatchOperation } from '../variants/variants.schemas.js'
 import type { FeatureUpdate, NewFeature } from './catalog.schemas.js'
 import {
+  environmentSortOrders,
   featureNamed,
   findFeature,
   findFeatureRow,
@@ -26,7 +27,6 @@ import {
   setArchived,
   updateFeature,
 } from './catalog.store.js'
-import { listEnvironments } from './environments.store.js'
 import { type FeatureDocument, patchFeatureDocument } from './feature-patch.js'
 import { switchEnvironment } from '../features/features.service.js'
 import { enabledEnvironments, lockFeature, lockFeatureEnvironment, lockFeatures, requirePresent } from '../features/features.store.js'
@@ -85,12 +85,10 @@ export async function features (db: Database, project: string, { token, userId }
   }))
 }
 
-/** An environment's place in lists: its position among all environments, oldest first (from 1), so that a new one comes last and moves no other. */
+/** An environment's place in lists: its sortOrder (PUT /api/admin/environments/sort-order). */
 async function environmentOrder (db: Database) {
-  const names = (await listEnvironments(db))
-    .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-    .map((e) => e.name)
-  return (name: string) => names.indexOf(name) + 1
+  const order = await environmentSortOrders(db)
+  return (name: string) => order.get(name) ?? 0
 }
 
 /** A feature with its current lifecycle stage, the environments the token may see, its links, and whether it is the person's favourite. */

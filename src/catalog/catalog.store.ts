@@ -117,6 +117,12 @@ export async function listFeatureEnvironments (db: Queryable, project: string, t
   }))
 }
 
+/** Each environment's sortOrder, by name. */
+export async function environmentSortOrders (db: Queryable) {
+  const rows = await db.selectFrom('environments').select(['name', 'sort_order']).execute()
+  return new Map(rows.map((r) => [r.name, r.sort_order]))
+}
+
 /** The feature of the project (archived or not). */
 export async function findFeatureRow (db: Queryable, project: string, name: string) {
   const row = await db

@@ -5,7 +5,7 @@ import { invalidField, refusedAt } from '../errors.js'
 import { withChange, type Writer } from '../events/events.service.js'
 import { type Author, toJsonText } from '../events/events.schemas.js'
 import type { NewDependency } from './dependencies.schemas.js'
-import { childrenOf, deleteDependencies, type Dependency, parentsOf, parentsOfFeatures, parentVariantNames, possibleParents, upsertDependency } from './dependencies.store.js'
+import { childrenOf, deleteDependencies, type Dependency, parentsOf, parentsOfFeatures, parentVariantNames, possibleParents, projectHasDependencies, upsertDependency } from './dependencies.store.js'
 
 const eventOf = (ref: FeatureRef, createdBy: Author) => ({ createdBy, project: ref.project, featureName: ref.feature })
 
@@ -109,4 +109,11 @@ export async function parentOptions (db: Database, ref: FeatureRef): Promise<str
 export async function parentVariantOptions (db: Database, ref: FeatureRef): Promise<string[]> {
   await requirePresent(db, { project: ref.project })
   return parentVariantNames(db, ref.project, ref.feature)
+}
+
+/** Whether any flag of the project (archived too) depends on another; 404 for a project that does not exist. */
+export async function dependenciesExist (db: Database, project: string): Promise<boolean> {
+  if (await projectHasDependencies(db, project)) return true
+  await requirePresent(db, { project })
+  return false
 }

@@ -105,6 +105,18 @@ export async function haveDependencies (db: Queryable, names: readonly string[])
   return row !== undefined
 }
 
+/** Whether any feature of the project (archived too) has a parent. */
+export async function projectHasDependencies (db: Queryable, project: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('feature_dependencies as d')
+    .innerJoin('features as f', 'f.name', 'd.child')
+    .select('d.child')
+    .where('f.project_id', '=', project)
+    .limit(1)
+    .executeTakeFirst()
+  return row !== undefined
+}
+
 /**
  * The features `child` may depend on, by name, as Unleash offers them: those of its project,
  * not itself, not archived, that depend on no other feature (no chains). Empty when there is no

@@ -78,6 +78,9 @@ export const EVENT_TYPES = [
   'feature-unfavorited',
   'project-favorited',
   'project-unfavorited',
+  'environment-updated',
+  'project-environment-removed',
+  'default-strategy-updated',
 ] as const
 
 export type EventType = (typeof EVENT_TYPES)[number]

@@ -65,7 +65,7 @@ describe('environments', () => {
     const name = uniqueName('env')
     const created = await post('/api/admin/environments', { name, type: 'staging' })
     expect(created.statusCode).toBe(201)
-    expect(json(created)).toEqual({ name, type: 'staging', createdAt: expect.any(String) })
+    expect(json(created)).toEqual({ name, type: 'staging', enabled: true, protected: false, sortOrder: expect.any(Number), requiredApprovals: null })
     expectProblem(await post('/api/admin/environments', { name, type: 'x' }), 409, 'NameExistsError')
 
     const enabled = await post(`/api/admin/projects/${project}/environments`, { environment: name })
@@ -134,7 +134,7 @@ describe('features', () => {
     const listed = (environment: string, sortOrder: number) =>
       ({ name: environment, type: environment, enabled: false, sortOrder, variantCount: 0, lastSeenAt: null, hasStrategies: false, hasEnabledStrategies: false })
     const { project: _project, ...inList } = json(res)
-    expect(answer.features).toContainEqual({ ...inList, favorite: false, environments: [listed('development', 1), listed('production', 2)], tags: [] })
+    expect(answer.features).toContainEqual({ ...inList, favorite: false, environments: [listed('development', 2), listed('production', 3)], tags: [] })
     const withStages = json(await get('/api/admin/projects/default/features?include=lifecycle')).features
     expect(withStages.find((f: any) => f.name === name).lifecycle).toEqual({ stage: 'initial', enteredStageAt: details.lifecycle.enteredStageAt })
     const events = json(await get(`/api/admin/events?feature=${name}`)).events
@@ -165,7 +165,7 @@ describe('features', () => {
     const token = await createToken(t.app, { projects: [project], environments: ['production'] })
     const scoped = json(await t.app.inject({ method: 'GET', url: `/api/admin/projects/${project}/features`, headers: auth(token) })).features
     expect(scoped.find((f: any) => f.name === on).environments).toEqual([
-      { name: 'production', type: 'production', enabled: true, sortOrder: 2, variantCount: 0, lastSeenAt: null, hasStrategies: true, hasEnabledStrategies: true },
+      { name: 'production', type: 'production', enabled: true, sortOrder: 3, variantCount: 0, lastSeenAt: null, hasStrategies: true, hasEnabledStrategies: true },
     ])
   })
 
