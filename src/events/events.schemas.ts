@@ -68,6 +68,10 @@ export const EVENT_TYPES = [
   'group-user-removed',
   'project-access-group-roles-updated',
   'project-access-group-roles-deleted',
+  'public-signup-token-created',
+  'public-signup-token-updated',
+  'public-signup-token-user-added',
+  'user-preference-updated',
 ] as const
 
 export type EventType = (typeof EVENT_TYPES)[number]
@@ -100,6 +104,10 @@ export const ADMIN_ONLY_EVENTS: EventType[] = [
   'group-user-removed',
   'project-access-group-roles-updated',
   'project-access-group-roles-deleted',
+  'public-signup-token-created',
+  'public-signup-token-updated',
+  'public-signup-token-user-added',
+  'user-preference-updated',
 ]
 
 /** JSON already serialised, so that a large document is serialised once for its row, its event and the reply. */

@@ -85,6 +85,12 @@ const TABLES = [
   'groups',
   'group_users',
   'group_project_roles',
+  'password_reset_tokens',
+  'signup_tokens',
+  'signup_token_users',
+  'instance_settings',
+  'user_feedback',
+  'user_splash',
 ] as const
 
 /**

@@ -796,7 +796,7 @@ describe('/ready', () => {
       expectProblem(await busy.app.inject({ method: 'GET', url: '/api/admin/projects', headers: auth() }), 429, 'TooManyRequestsError')
       const ready = await busy.app.inject({ method: 'GET', url: '/ready' })
       expect(ready.statusCode).toBe(200)
-      expect(json(ready)).toEqual({ status: 'ready' })
+      expect(json(ready)).toEqual({ health: 'GOOD' })
       await holder.query('COMMIT')
       expect((await waiting).statusCode).toBe(200)
     } finally {
