@@ -11,13 +11,16 @@ declare module 'fastify' {
 }
 
 /**
- * The URL as logged: without its query when the route says the query holds secrets; the
- * route's pattern with every parameter `[redacted]` (and no query) when its path does.
+ * The URL as logged: without its query when the route says the query holds secrets, or when no
+ * route matched; the route's pattern with every parameter `[redacted]` (and no query) when its
+ * path holds secrets.
  */
 const loggedUrl = (url: string, config: { secretQuery?: boolean; secretPath?: boolean }, route: string | undefined) => {
   if (config.secretPath === true && route !== undefined) return route.replace(/:[A-Za-z0-9_]+/g, '[redacted]')
   const at = url.indexOf('?')
-  return config.secretQuery === true && at >= 0 ? `${url.slice(0, at)}?[redacted]` : url
+  // A path that matched no route: its query may be a link's meant for a page not served (the UI not built).
+  const secret = config.secretQuery === true || route === undefined
+  return secret && at >= 0 ? `${url.slice(0, at)}?[redacted]` : url
 }
 
 /** An incoming x-request-id is kept when it looks like an id; otherwise the request gets a UUID. */
