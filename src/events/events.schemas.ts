@@ -72,6 +72,9 @@ export const EVENT_TYPES = [
   'public-signup-token-updated',
   'public-signup-token-user-added',
   'user-preference-updated',
+  'environment-updated',
+  'project-environment-removed',
+  'default-strategy-updated',
 ] as const
 
 export type EventType = (typeof EVENT_TYPES)[number]
