@@ -17,6 +17,7 @@ export const UI_PATHS = [
   '/context',
   '/strategies',
   '/history',
+  '/playground',
   '/import-export',
   '/api-tokens',
   '/webhooks',
