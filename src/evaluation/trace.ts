@@ -140,6 +140,11 @@ export class Tracer {
     this.#byName = new Map(this.#features.map((f) => [f.feature.name, f]))
   }
 
+  /** How many features it answers. */
+  get size (): number {
+    return this.#features.length
+  }
+
   /** Every feature's trace for one request's evaluation; a parent's answer is computed once and read by each child. */
   trace (e: Evaluation): FeatureTrace[] {
     const answers = new Map<string, FeatureTrace>()

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import { badData } from '../errors.js'
 import { Evaluation, type EvaluationContext, STATIC_CONTEXT } from '../evaluation/context.js'
-import type { ConstraintTrace, FeatureTrace, StrategyTrace, TraceState } from '../evaluation/trace.js'
-import { Tracer } from '../evaluation/trace.js'
+import { type ConstraintTrace, type FeatureTrace, type StrategyTrace, Tracer } from '../evaluation/trace.js'
 import { ON } from '../evaluation/variants.js'
 import type {
   AdvancedPlaygroundEnvironmentFeature,
@@ -19,8 +18,9 @@ import type {
 
 /*
  * The playground's answers, from the evaluator's traces (evaluation/trace.ts), in Unleash 8.2's
- * shapes: pure functions of the state to evaluate and the request, so that the current state
- * (read by the service) and one a change would make can be evaluated alike.
+ * shapes: pure functions of the state to evaluate (compiled: `new Tracer(state)`) and the
+ * request, so that the current state (kept compiled by the service) and one a change would make
+ * can be evaluated alike.
  */
 
 /** At most this many evaluations (environments × flags × context combinations) in one advanced request, as Unleash. */
@@ -111,9 +111,9 @@ export function featureAnswer (t: FeatureTrace, environment: string): Playground
   }
 }
 
-/** POST /api/admin/playground: every flag of `state` (one environment's) for the request's context. */
-export function playgroundAnswer (state: TraceState, request: PlaygroundRequest): PlaygroundResponse {
-  const traces = new Tracer(state).trace(new Evaluation(evaluationContext(request.context)))
+/** POST /api/admin/playground: every flag of one environment's state (compiled) for the request's context. */
+export function playgroundAnswer (tracer: Tracer, request: PlaygroundRequest): PlaygroundResponse {
+  const traces = tracer.trace(new Evaluation(evaluationContext(request.context)))
   return { input: request, features: traces.map((t) => featureAnswer(t, request.environment)) }
 }
 
@@ -152,10 +152,10 @@ export function contextCombinations (context: Record<string, unknown>) {
  * combination of the context's values, grouped by flag and environment; refused (400) before any
  * evaluation when there would be more than MAX_EVALUATIONS, with Unleash's message.
  */
-export function advancedPlaygroundAnswer (states: ReadonlyMap<string, TraceState>, request: AdvancedPlaygroundRequest): AdvancedPlaygroundResponse {
+export function advancedPlaygroundAnswer (tracers: ReadonlyMap<string, Tracer>, request: AdvancedPlaygroundRequest): AdvancedPlaygroundResponse {
   const combinations = contextCombinations(request.context)
   const environments = request.environments
-  const flags = states.get(environments[0]!)?.features.length ?? 0
+  const flags = tracers.get(environments[0]!)?.size ?? 0
   const total = environments.length * flags * combinations.count
   if (total > MAX_EVALUATIONS) {
     throw badData(
@@ -166,8 +166,7 @@ export function advancedPlaygroundAnswer (states: ReadonlyMap<string, TraceState
   const byFeature = new Map<string, AdvancedPlaygroundFeature>()
   const contexts = flags === 0 ? [] : combinations.make()
   for (const environment of environments) {
-    const state = states.get(environment) ?? { features: [], segments: [] }
-    const tracer = new Tracer(state)
+    const tracer = tracers.get(environment) ?? new Tracer({ features: [], segments: [] })
     for (const context of contexts) {
       for (const t of tracer.trace(new Evaluation(evaluationContext(context)))) {
         const { name, projectId, ...answer } = featureAnswer(t, environment)

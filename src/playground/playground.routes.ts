@@ -1,13 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
-import type { Database } from '../db/types.js'
 import { errorStatuses } from '../http/openapi.js'
 import { AdvancedPlaygroundRequest, AdvancedPlaygroundResponse, PlaygroundRequest, PlaygroundResponse } from './playground.schemas.js'
-import { advancedPlayground, MAX_EVALUATIONS, playground } from './playground.service.js'
+import { advancedPlayground, MAX_EVALUATIONS, playground, type Tracers } from './playground.service.js'
 
 const EVALUATED =
   'Evaluated by the frontend API\'s evaluator (the rules of the official Node SDK), its rules called one by one so that every strategy, constraint and segment has its result: a disabled strategy is listed "unevaluated", a custom strategy and applicationHostname (whose answer depends on the host the SDK runs on) "incomplete". A flag switched off in the environment has its strategies evaluated as if it were on; `isEnabled` is what the SDK answers. Flags of the projects asked for (`*`, the default: every project) within the caller\'s, in name order, those not in the environment included (off there). An environment that does not exist: every flag off. Needs a Viewer, or an admin token (its projects and environments).'
 
-export const playgroundRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
+export const playgroundRoutes: FastifyPluginAsyncTypebox<{ tracers: Tracers }> = async (app, { tracers }) => {
   app.post(
     '/api/admin/playground',
     {
@@ -22,7 +21,7 @@ export const playgroundRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
         response: { 200: PlaygroundResponse },
       },
     },
-    async (request) => playground(db, request.token, request.body)
+    async (request) => playground(tracers, request.token, request.body)
   )
 
   app.post(
@@ -39,6 +38,6 @@ export const playgroundRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
         response: { 200: AdvancedPlaygroundResponse },
       },
     },
-    async (request) => advancedPlayground(db, request.token, request.body)
+    async (request) => advancedPlayground(tracers, request.token, request.body)
   )
 }

@@ -18,6 +18,7 @@ import { afterEach, describe, expect, it, vi } from 'vitest'
 import type { ClientFeature } from '../../src/client/client.schemas.js'
 import { compileState } from '../../src/evaluation/compile.js'
 import { Evaluation } from '../../src/evaluation/context.js'
+import { Tracer } from '../../src/evaluation/trace.js'
 import { variantAnswer } from '../../src/evaluation/variants.js'
 import { evaluationContext, playgroundAnswer } from '../../src/playground/playground-answers.js'
 import { type FlagSet, flagSet, requestFields } from '../helpers/frontend-arbitraries.js'
@@ -57,10 +58,11 @@ describe("the playground's isEnabled and variant are the SDK's and the frontend 
       fc.asyncProperty(flagSet(12).map(withoutHostnames), fc.array(fc.tuple(playgroundContext, draw), { minLength: CONTEXTS_PER_SET, maxLength: CONTEXTS_PER_SET }), async (set, contexts) => {
         const oracle = await Oracle.create(set)
         const engine = compileState(set).features
+        const tracer = new Tracer(set)
         try {
           for (const [context, d] of contexts) {
             random.mockReturnValue(d)
-            const answer = playgroundAnswer(set, { environment: 'development', context: context as never })
+            const answer = playgroundAnswer(tracer, { environment: 'development', context: context as never })
             const evaluated = evaluationContext(context)
             set.features.forEach((feature, i) => {
               const mine = answer.features[i]!
@@ -79,7 +81,7 @@ describe("the playground's isEnabled and variant are the SDK's and the frontend 
           oracle.destroy()
         }
       }),
-      { seed: SEED, numRuns: Math.ceil(COMPARISONS / (CONTEXTS_PER_SET * 6)), endOnFailure: true }
+      { seed: SEED, numRuns: Math.ceil(COMPARISONS / (CONTEXTS_PER_SET * 5)), endOnFailure: true }
     )
     console.log(`playground differential: ${compared} flag answers equal the SDK's and the engine's (${on} on), seed ${SEED}`)
     expect(compared).toBeGreaterThanOrEqual(COMPARISONS)

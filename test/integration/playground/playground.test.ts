@@ -127,6 +127,9 @@ describe('POST /api/admin/playground', () => {
     expect(top.features.find((f: { name: string }) => f.name === 'checkout').isEnabled).toBe(true)
     const empty = json(await ask({ environment: 'development', projects: ['default'], context: { appName: 'shop', country: '', properties: { country: 'NL', version: '3.0.0' } } }))
     expect(empty.features.find((f: { name: string }) => f.name === 'checkout').isEnabled).toBe(true)
+    // A member that is not a string is read as a string, as the SDK reads it (the unit tests show a string operator reading it; Unleash's playground answers 500 there).
+    const number = json(await ask({ environment: 'development', projects: ['default'], context: { appName: 'shop', userId: 'u-2', country: 1, properties: { version: '3.0.0' } } }))
+    expect(number.features.find((f: { name: string }) => f.name === 'checkout').strategies.data[0].constraints[0]).toMatchObject({ values: ['NL', 'BE'], result: false })
   })
 
   it('an environment that does not exist, or no project: every flag off, or none', async () => {
@@ -135,6 +138,22 @@ describe('POST /api/admin/playground', () => {
     for (const f of nowhere.features) expect(f).toMatchObject({ isEnabled: false, isEnabledInCurrentEnvironment: false, strategies: { result: false, data: [] } })
     expect(json(await ask({ environment: 'development', projects: [], context: dutch })).features).toEqual([])
     expect(json(await ask({ environment: 'development', projects: ['no-such-project'], context: dutch })).features).toEqual([])
+  })
+
+  it('answers a change at once: the compiled state is kept per state version, not for a time', async () => {
+    const project = uniqueName('pg')
+    expect((await post('/api/admin/projects', { id: project, name: project })).statusCode).toBe(201)
+    expect((await post(`/api/admin/projects/${project}/environments`, { environment: 'development' })).statusCode).toBeLessThan(300)
+    const names = async (projects: string[]) => json(await ask({ environment: 'development', projects, context: dutch })).features.map((f: { name: string; isEnabled: boolean }) => [f.name, f.isEnabled])
+    expect(await names([project])).toEqual([])
+    await flag('fresh', [{ name: 'default' }], { project, off: true })
+    expect(await names([project])).toEqual([['fresh', false]])
+    expect((await post(`${features(project)}/fresh/environments/development/on`)).statusCode).toBe(200)
+    expect(await names([project])).toEqual([['fresh', true]])
+    // The same projects asked for twice, or in another order, are the same set.
+    expect(await names([project, project])).toEqual([['fresh', true]])
+    expect((await names(['default', project])).length).toBe(6)
+    expect(await names([project, 'default'])).toEqual(await names(['default', project]))
   })
 
   it('refuses a request without environment, context or appName (400 naming it); changes nothing', async () => {
