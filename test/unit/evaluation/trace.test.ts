@@ -72,6 +72,20 @@ describe('a strategy, rule by rule', () => {
     expect([bareOff!.result, bareOff!.isEnabled]).toEqual([false, false])
   })
 
+  it("constraints read as the SDK reads them where Unleash's playground differs: IN keeps case, a semver with a leading v never matches", () => {
+    const [t] = trace([feature({
+      name: 'f',
+      strategies: [strategy('default', {
+        constraints: [
+          { contextName: 'country', operator: 'IN', values: ['nl'], caseInsensitive: true },
+          { contextName: 'version', operator: 'SEMVER_GTE', value: '1.0.0' },
+          { contextName: 'tenant', operator: 'STR_STARTS_WITH', values: ['4'] },
+        ],
+      })],
+    })], { country: 'NL', version: 'v2.0.0', tenant: 42 })
+    expect(t!.strategies[0]!.constraints.map((c) => c.result)).toEqual([false, false, true])
+  })
+
   it('a segment the state lacks fails its strategy, as in the SDK', () => {
     const [t] = trace([feature({ name: 'f', strategies: [strategy('default', { segments: [7] })] })], {})
     expect(t!.strategies[0]).toMatchObject({ result: { enabled: false }, segments: [{ id: 7, name: '', result: false }] })
