@@ -112,14 +112,15 @@ function strategy (r: Random, feature: string, index: number, disabled: boolean)
 }
 
 /**
- * The export of `count` flags of project `project` in one environment (call once per
- * environment: the same seed and count give the same flags and dependencies, the environment's
- * own strategies, variants and state). Segment ids 1–3 stand for SEGMENTS (create them first).
+ * The export of `count` flags (named `<prefix>-0000`…) of project `project` in one environment
+ * (call once per environment: the same seed and count give the same flags and dependencies, the
+ * environment's own strategies, variants and state). Segment ids 1–3 stand for SEGMENTS (create
+ * them first).
  */
-export function playgroundExport (seed: number, count: number, environment: string, project = 'default') {
+export function playgroundExport (seed: number, count: number, environment: string, { project = 'default', prefix = 'pg' } = {}) {
   const shared = seededRandom(seed)
   const r = seededRandom(seed + ENVIRONMENTS.indexOf(environment as (typeof ENVIRONMENTS)[number]) * 7919 + 1)
-  const names = Array.from({ length: count }, (_, i) => `pg-${String(i).padStart(4, '0')}`)
+  const names = Array.from({ length: count }, (_, i) => `${prefix}-${String(i).padStart(4, '0')}`)
   const parents = names.slice(0, Math.min(6, count))
   const features = names.map((name) => ({ name, description: null, type: shared.pick(['release', 'experiment', 'operational']), project, stale: false, impressionData: false, archived: false }))
   const dependencies = names.flatMap((name, i) => {
