@@ -68,6 +68,9 @@ export const EVENT_TYPES = [
   'group-user-removed',
   'project-access-group-roles-updated',
   'project-access-group-roles-deleted',
+  'environment-updated',
+  'project-environment-removed',
+  'default-strategy-updated',
 ] as const
 
 export type EventType = (typeof EVENT_TYPES)[number]

@@ -45,25 +45,9 @@ export const UNSERVED: Record<string, Listed> = {
   'POST /auth/reset/validate-password': { owner: 38, reason: 'no route: check a password against the rules without a session' },
   // Client
   'GET /api/client/features/{featureName}': { owner: 38, reason: 'no route: one flag of the client API' },
-  // Context
-  'GET /api/admin/projects/{projectId}/context': { owner: 38, reason: 'no route: the context fields of a project (with include=root, the root ones too)' },
-  'POST /api/admin/projects/{projectId}/context': { owner: 38, reason: 'no route: a context field of a project' },
-  'POST /api/admin/projects/{projectId}/context/validate': { owner: 38, reason: 'no route: is this context field name free in the project' },
-  'DELETE /api/admin/projects/{projectId}/context/{contextField}': { owner: 38, reason: "no route: delete a project's context field" },
-  'GET /api/admin/projects/{projectId}/context/{contextField}': { owner: 38, reason: 'no route: one context field of a project' },
-  'PUT /api/admin/projects/{projectId}/context/{contextField}': { owner: 38, reason: "no route: update a project's context field" },
-  'POST /api/admin/projects/{projectId}/context/{contextField}/legal-values': { owner: 38, reason: "no route: add or update a legal value of a project's context field" },
-  'DELETE /api/admin/projects/{projectId}/context/{contextField}/legal-values/{legalValue}': { owner: 38, reason: "no route: delete a legal value of a project's context field" },
   // Dependencies
-  'GET /api/admin/projects/{projectId}/dependencies': { owner: 38, reason: 'no route: does the project have any dependencies (a boolean)' },
   'GET /api/admin/projects/{projectId}/features/{child}/parents': { owner: 38, reason: 'no route: the flags this one may depend on' },
   'GET /api/admin/projects/{projectId}/features/{parent}/parent-variants': { owner: 38, reason: 'no route: the variants of a parent, for a dependency' },
-  // Environments
-  'GET /api/admin/environments/project/{projectId}': { owner: 38, reason: 'no route: the environments of a project (Terraform)' },
-  'PUT /api/admin/environments/sort-order': { owner: 38, reason: "no route: the environments' order" },
-  'GET /api/admin/environments/{name}': { owner: 38, reason: 'no route: one environment (Terraform)' },
-  'POST /api/admin/environments/{name}/off': { owner: 38, reason: 'no route: disable an environment' },
-  'POST /api/admin/environments/{name}/on': { owner: 38, reason: 'no route: enable an environment' },
   // Events
   'GET /api/admin/event-creators': { owner: 38, reason: "no route: who has created events (the event log's filter)" },
   'GET /api/admin/events/{featureName}': { owner: 38, reason: "no route: one flag's events (deprecated in Unleash, still served)" },
@@ -97,12 +81,6 @@ export const UNSERVED: Record<string, Listed> = {
   'GET /api/admin/projects/{projectId}/api-tokens': { owner: 38, reason: "no route: a project's API tokens" },
   'POST /api/admin/projects/{projectId}/api-tokens': { owner: 38, reason: 'no route: create an API token for one project' },
   'DELETE /api/admin/projects/{projectId}/api-tokens/{token}': { owner: 38, reason: "no route: delete a project's API token (by secret)" },
-  'GET /api/admin/projects/{projectId}/applications': { owner: 38, reason: "no route: the applications that use a project's flags (reads the usage 41 also reads)" },
-  'DELETE /api/admin/projects/{projectId}/environments/{environment}': { owner: 38, reason: 'no route: take an environment out of a project (Terraform)' },
-  'POST /api/admin/projects/{projectId}/environments/{environment}/default-strategy': { owner: 38, reason: "no route: a project's default strategy in an environment" },
-  'GET /api/admin/projects/{projectId}/flag-creators': { owner: 38, reason: "no route: who created a project's flags" },
-  'GET /api/admin/projects/{projectId}/overview': { owner: 38, reason: "no route: the project overview with onboardingStatus (Unleash's UI reads it on every project screen)" },
-  'GET /api/admin/projects/{projectId}/status': { owner: 38, reason: "no route: a project's status (activity, resources, health, lifecycle summary)" },
   // Public signup tokens
   'GET /api/admin/invite-link/tokens': { owner: 38, reason: 'no route: public sign-up tokens' },
   'POST /api/admin/invite-link/tokens': { owner: 38, reason: 'no route: create a public sign-up token' },
@@ -113,7 +91,6 @@ export const UNSERVED: Record<string, Listed> = {
   // Segments
   'GET /api/admin/segments/strategies/{strategyId}': { owner: 38, reason: 'no route: the segments of a strategy' },
   // Strategies
-  'GET /api/admin/projects/{projectId}/context/{contextField}/strategies': { owner: 38, reason: "no route: the strategies using a project's context field" },
   'POST /api/admin/segments/strategies': { owner: 38, reason: "405 (our /api/admin/segments/:id has no POST): set a strategy's segments" },
   'DELETE /api/admin/strategies/{name}': { owner: 38, reason: '405: delete a strategy definition' },
   // Tags
@@ -159,7 +136,5 @@ export const SCHEMA_MISMATCHES: Record<string, Listed> = {
   'GET /api/admin/events': { owner: 38, reason: 'no version member (Unleash: version 1, required)' },
   'GET /api/admin/addons': { owner: 38, reason: "providers: no documentationUrl (required), and parameters are names where Unleash's are objects {name, displayName, type, required, sensitive, …}" },
   'GET /api/admin/api-tokens': { owner: 38, reason: "tokens carry environments (ours may cover several), not in Unleash's apiTokenSchema (additionalProperties: false); no secret either (stored only as hashes here)" },
-  'GET /api/admin/projects': { owner: 38, reason: 'no version member (Unleash: version 1, required); none of health, featureCount, memberCount, mode, onboardingStatus, owners … either' },
   'GET /api/admin/projects/{projectId}/features': { owner: 38, reason: 'no version; features lack stale and favorite (required) and carry project and lifecycle (not allowed); their environments lack type, sortOrder, variantCount, lastSeenAt (required)' },
-  'GET /api/admin/environments': { owner: 38, reason: 'no version; environments lack enabled, protected, sortOrder (required) and carry createdAt (not allowed)' },
 }
