@@ -7,6 +7,7 @@ import { featureRoutes } from './catalog/catalog.routes.js'
 import { environmentRoutes } from './catalog/environments.routes.js'
 import { projectEnvironmentRoutes } from './catalog/project-environments.routes.js'
 import { projectRoutes } from './catalog/projects.routes.js'
+import { archiveRoutes } from './catalog/archive.routes.js'
 import { Background } from './background/background.js'
 import { ClientState } from './client/client-state.js'
 import { clientRoutes } from './client/client.routes.js'
@@ -35,6 +36,9 @@ import { constraintRoutes } from './context/constraint-check.routes.js'
 import { contextRoutes } from './context/context.routes.js'
 import { projectContextRoutes } from './context/project-context.routes.js'
 import { featureTypeRoutes } from './feature-types/feature-types.routes.js'
+import { featureLinkRoutes } from './feature-links/feature-links.routes.js'
+import { favouriteRoutes } from './favourites/favourites.routes.js'
+import { dashboardRoutes } from './dashboard/dashboard.routes.js'
 import { featureTagRoutes, tagRoutes, tagTypeRoutes } from './tags/tags.routes.js'
 import { importExportRoutes } from './import-export/import-export.routes.js'
 import { importRules } from './import-export/import-elements.js'
@@ -155,7 +159,11 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   await app.register(projectRoutes, { db })
   await app.register(environmentRoutes, { db })
   await app.register(projectEnvironmentRoutes, { db, limits: config.strategyLimits })
-  await app.register(featureRoutes, { db })
+  await app.register(featureRoutes, { db, config })
+  await app.register(archiveRoutes, { db })
+  await app.register(featureLinkRoutes, { db })
+  await app.register(favouriteRoutes, { db })
+  await app.register(dashboardRoutes, { db })
   await app.register(variantsRoutes, { db, config })
   await app.register(definitionRoutes, { db })
   await app.register(strategyRoutes, { db, config })

@@ -35,6 +35,7 @@ const served = (filter: ClientFilter) => (eb: ExpressionBuilder<DB & { f: DB['fe
 
 export interface ClientFeatureRow {
   impression_data: boolean
+  stale: boolean
   name: string
   type: string
   project_id: string
@@ -55,7 +56,7 @@ export async function listClientFeatures (
     return db
       .selectFrom('features as f')
       .leftJoin('feature_environments as fe', (join) => join.onRef('fe.feature_name', '=', 'f.name').on('fe.environment_name', '=', filter.environment))
-      .select(['f.name', 'f.type', 'f.project_id', 'f.impression_data'])
+      .select(['f.name', 'f.type', 'f.project_id', 'f.stale', 'f.impression_data'])
       .select((eb) => [eb.fn.coalesce('fe.enabled', eb.val(false)).as('enabled'), eb.fn.coalesce('fe.variants', eb.val('[]')).as('variants')])
       .where(served(filter))
       .orderBy('f.name')
@@ -64,7 +65,7 @@ export async function listClientFeatures (
   return db
     .selectFrom('features as f')
     .innerJoin('feature_environments as fe', 'fe.feature_name', 'f.name')
-    .select(['f.name', 'f.type', 'f.project_id', 'f.impression_data', 'fe.enabled', 'fe.variants'])
+    .select(['f.name', 'f.type', 'f.project_id', 'f.stale', 'f.impression_data', 'fe.enabled', 'fe.variants'])
     .where('fe.environment_name', '=', filter.environment)
     .where(served(filter))
     .orderBy('f.name')

@@ -40,7 +40,9 @@ type WithConstraints<T> = Omit<T, 'constraints'> & { constraints: Constraint[] }
 
 export type Project = Answer<typeof ProjectSchema>
 export type Environment = Answer<typeof EnvironmentSchema>
-export type FeatureSummary = Answer<typeof FeatureListItem>
+type ListedFeature = Answer<typeof FeatureListItem>
+/** A flag of a project's list as the flag list reads it: with its lifecycle stage (include=lifecycle) and its project (the list's). */
+export type FeatureSummary = Omit<ListedFeature, 'lifecycle'> & Required<Pick<ListedFeature, 'lifecycle'>> & { project: string }
 export type Strategy = WithConstraints<Answer<typeof FeatureStrategy>>
 type DetailsEnvironment = Answer<typeof FeatureDetailsSchema>['environments'][number]
 export type FeatureEnvironment = Omit<DetailsEnvironment, 'strategies'> & { strategies: Strategy[] }
@@ -70,4 +72,4 @@ export type Validation = Answer<typeof ImportValidation>
 export type Export = Answer<typeof ExportResult>
 
 /** A flag as writes name it: its project and its name. */
-export type FlagRef = Pick<FeatureSummary, 'project' | 'name'>
+export type FlagRef = Pick<FeatureDetails, 'project' | 'name'>
