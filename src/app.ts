@@ -65,7 +65,7 @@ import { userAdminRoutes } from './users/users.routes.js'
 import { groupRoutes } from './groups/groups.routes.js'
 import { IdentityProviders } from './sso/identity-provider.js'
 import { loginPruner } from './sso/login-pruner.js'
-import { signOutLocation } from './sso/login.service.js'
+import { signOutLocation, signOutOrigins } from './sso/login.service.js'
 import { fixedSettingsProblems } from './sso/oidc-settings.js'
 import { passwordLoginDisabled, SignInSettings, type SsoContext } from './sso/settings.service.js'
 import { ssoRoutes } from './sso/sso.routes.js'
@@ -220,7 +220,7 @@ export async function buildApp (config: Config, { database, resolve = systemReso
 
   // The admin UI: one more client of the API above, served from the same origin.
   const uiFiles = uiDir === undefined ? undefined : await loadUiFiles(uiDir)
-  if (uiFiles) await app.register(uiRoutes, { files: uiFiles })
+  if (uiFiles) await app.register(uiRoutes, { files: uiFiles, formOrigins: () => signOutOrigins(sso) })
   else if (uiDir !== undefined) app.log.warn({ uiDir }, 'the admin UI is not built there (npm run build); serving the API only')
 
   // Background work, in the order it starts; it stops in the reverse order, each worker before
