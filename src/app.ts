@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, type FastifyServerOptions, LogController } from 'fastify'
 import { authPlugin, TokenCache } from './auth/auth.plugin.js'
-import { tokenRoutes } from './auth/tokens.routes.js'
+import { projectTokenRoutes, tokenRoutes } from './auth/tokens.routes.js'
 import { environmentRoutes, featureRoutes, projectRoutes } from './catalog/catalog.routes.js'
 import { Background } from './background/background.js'
 import { ClientState } from './client/client-state.js'
@@ -162,6 +162,7 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   await app.register(lifecycleRoutes, { db })
   await app.register(eventsRoutes, { db })
   await app.register(tokenRoutes, { db, tokens })
+  await app.register(projectTokenRoutes, { db, tokens })
   await app.register(authRoutes, { people })
   await app.register(meRoutes, { people })
   await app.register(userAdminRoutes, { people })

@@ -10,7 +10,7 @@ import type { PeopleContext } from '../users/users.service.js'
 import { isCrossSite } from './csrf.js'
 import { clearedSessionCookie, sessionIdFromCookie } from '../users/session-cookie.js'
 import { ALL, coversEnvironment, coversProject, isAdmin, type TokenScope } from '../access/scope.js'
-import { hashSecret, secretFromHeader } from './tokens.js'
+import { hasExpired, hashSecret, secretFromHeader } from './tokens.js'
 import { type ApiToken, findTokenBySecret } from './tokens.store.js'
 
 /**
@@ -156,7 +156,7 @@ export function authorisePerson (person: Person, access: Access | undefined, rol
 /** A person's scope: every project and environment. */
 const personScope = (person: Person): TokenScope => ({ name: authorName(person), type: 'admin', projects: [ALL], environments: [ALL] })
 
-const unknownToken = () => new ApiError('UnauthorizedError', 'The API token is unknown or was deleted')
+const unknownToken = () => new ApiError('UnauthorizedError', 'The API token is unknown, expired or was deleted')
 
 /** Routes people may call, where a 401 says how to log in (as Unleash's clients read it). */
 const admitsPeople = (access: Access | undefined) => access !== 'client' && access !== 'frontend'
@@ -238,7 +238,8 @@ export const authPlugin = fp<{ tokens: TokenCache; people: Pick<PeopleContext, '
         return done()
       }
       const admit = (token: ApiToken | undefined) => {
-        if (!token) throw unknownToken()
+        // A cached token is checked again: its expiry may have passed since it was read.
+        if (!token || hasExpired(token)) throw unknownToken()
         request.token = token
         request.author = { name: token.name }
         authorise(token, access, request.params)

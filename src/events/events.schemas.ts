@@ -68,6 +68,8 @@ export const EVENT_TYPES = [
   'group-user-removed',
   'project-access-group-roles-updated',
   'project-access-group-roles-deleted',
+  'api-token-updated',
+  'strategy-deleted',
 ] as const
 
 export type EventType = (typeof EVENT_TYPES)[number]
@@ -78,6 +80,7 @@ export type EventType = (typeof EVENT_TYPES)[number]
  */
 export const ADMIN_ONLY_EVENTS: EventType[] = [
   'api-token-created',
+  'api-token-updated',
   'api-token-deleted',
   'addon-config-created',
   'addon-config-updated',

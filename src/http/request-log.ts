@@ -1,17 +1,31 @@
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** The query holds secrets (an authorization code, a state): the log line shows the path only. */
     secretQuery?: boolean
+    /** These path parameters may hold secrets (an API token's): the log line shows the route's path with them redacted. */
+    secretPath?: readonly string[]
   }
 }
 
-/** The URL as logged: without its query when the route says the query holds secrets. */
-const loggedUrl = (url: string, secretQuery: boolean | undefined) => {
+/**
+ * The URL as logged: without its query when the route says the query holds secrets; with the
+ * route's own path, its secret parameters redacted, when the route says the path may hold one.
+ */
+function loggedUrl (request: FastifyRequest) {
+  const { url } = request
+  const { secretQuery, secretPath } = request.routeOptions.config
+  if (secretQuery !== true && secretPath === undefined) return url
   const at = url.indexOf('?')
-  return secretQuery === true && at >= 0 ? `${url.slice(0, at)}?[redacted]` : url
+  const query = at < 0 ? '' : secretQuery === true ? '?[redacted]' : url.slice(at)
+  const pattern = request.routeOptions.url
+  const path = secretPath === undefined || pattern === undefined
+    ? url.slice(0, at < 0 ? url.length : at)
+    : pattern.replace(/:(\w+)/g, (_, name: string) =>
+      secretPath.includes(name) ? '[redacted]' : encodeURIComponent(String((request.params as Record<string, unknown>)[name] ?? '')))
+  return `${path}${query}`
 }
 
 /** An incoming x-request-id is kept when it looks like an id; otherwise the request gets a UUID. */
@@ -74,7 +88,7 @@ export const requestLogPlugin = fp(
       const line = {
         reqId: request.id,
         method: request.method,
-        url: loggedUrl(request.url, request.routeOptions.config.secretQuery),
+        url: loggedUrl(request),
         statusCode: reply.statusCode,
         responseTime: Math.round(reply.elapsedTime * 100) / 100,
       }

@@ -22,9 +22,6 @@ export const NO_ROUTE_MESSAGE = /^No route |^The path you were looking for /
 /** Operations this server does not serve: no route, 405, or a route of ours with a parameter where Unleash's path has a word. */
 export const UNSERVED: Record<string, Listed> = {
   // Issue 38: the rest of Unleash's open-source admin API.
-  // API tokens
-  'GET /api/admin/api-tokens/{name}': { owner: 38, reason: '405 (our /api/admin/api-tokens/:tokenName has only DELETE): the tokens of a name' },
-  'PUT /api/admin/api-tokens/{token}': { owner: 38, reason: "405: change a token's expiry, by its secret (Terraform)" },
   // Addons
   'GET /api/admin/addons/{id}/events': { owner: 38, reason: "no route: an integration's delivery log in Unleash's shape (ours is …/deliveries)" },
   // Admin UI
@@ -94,9 +91,6 @@ export const UNSERVED: Record<string, Listed> = {
   // Projects
   'GET /api/admin/personal-dashboard': { owner: 38, reason: "no route: the signed-in user's flags and projects" },
   'GET /api/admin/personal-dashboard/{projectId}': { owner: 38, reason: 'no route: one project on the personal dashboard' },
-  'GET /api/admin/projects/{projectId}/api-tokens': { owner: 38, reason: "no route: a project's API tokens" },
-  'POST /api/admin/projects/{projectId}/api-tokens': { owner: 38, reason: 'no route: create an API token for one project' },
-  'DELETE /api/admin/projects/{projectId}/api-tokens/{token}': { owner: 38, reason: "no route: delete a project's API token (by secret)" },
   'GET /api/admin/projects/{projectId}/applications': { owner: 38, reason: "no route: the applications that use a project's flags (reads the usage 41 also reads)" },
   'DELETE /api/admin/projects/{projectId}/environments/{environment}': { owner: 38, reason: 'no route: take an environment out of a project (Terraform)' },
   'POST /api/admin/projects/{projectId}/environments/{environment}/default-strategy': { owner: 38, reason: "no route: a project's default strategy in an environment" },
@@ -160,7 +154,6 @@ export const SCHEMA_MISMATCHES: Record<string, Listed> = {
   'GET /ready': { owner: 38, reason: "ours answers {status: 'ready'}; Unleash's healthCheckSchema is {health: 'GOOD'} and nothing else" },
   'GET /api/admin/events': { owner: 38, reason: 'no version member (Unleash: version 1, required)' },
   'GET /api/admin/addons': { owner: 38, reason: "providers: no documentationUrl (required), and parameters are names where Unleash's are objects {name, displayName, type, required, sensitive, …}" },
-  'GET /api/admin/api-tokens': { owner: 38, reason: "tokens carry environments (ours may cover several), not in Unleash's apiTokenSchema (additionalProperties: false); no secret either (stored only as hashes here)" },
   'GET /api/admin/projects': { owner: 38, reason: 'no version member (Unleash: version 1, required); none of health, featureCount, memberCount, mode, onboardingStatus, owners … either' },
   'GET /api/admin/projects/{projectId}/features': { owner: 38, reason: 'no version; features lack stale and favorite (required) and carry project and lifecycle (not allowed); their environments lack type, sortOrder, variantCount, lastSeenAt (required)' },
   'GET /api/admin/environments': { owner: 38, reason: 'no version; environments lack enabled, protected, sortOrder (required) and carry createdAt (not allowed)' },

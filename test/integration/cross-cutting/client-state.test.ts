@@ -263,15 +263,41 @@ describe('every write route records an event and moves the client version; a ref
       refuse: () => post('/api/admin/api-tokens', { tokenName: uniqueName('tok'), type: 'client', environments: ['development'] }),
     },
     {
-      route: 'DELETE /api/admin/api-tokens/:tokenName',
+      route: 'DELETE /api/admin/api-tokens/:token',
       run: async () => {
-        const name = uniqueName('tok')
-        await post('/api/admin/api-tokens', { tokenName: name })
-        return t.app.inject({ method: 'DELETE', url: `/api/admin/api-tokens/${name}`, headers: auth() })
+        const secret = json(await post('/api/admin/api-tokens', { tokenName: uniqueName('tok') })).secret as string
+        return t.app.inject({ method: 'DELETE', url: `/api/admin/api-tokens/${encodeURIComponent(secret)}`, headers: auth() })
       },
       status: 200,
       event: 'api-token-deleted',
       refuse: () => t.app.inject({ method: 'DELETE', url: '/api/admin/api-tokens/ghost', headers: auth() }),
+    },
+    {
+      route: 'PUT /api/admin/api-tokens/:token',
+      run: async () => {
+        const secret = json(await post('/api/admin/api-tokens', { tokenName: uniqueName('tok') })).secret as string
+        return send('PUT', `/api/admin/api-tokens/${encodeURIComponent(secret)}`, { expiresAt: '2099-01-01T00:00:00Z' })
+      },
+      status: 200,
+      event: 'api-token-updated',
+      refuse: ({ secret }) => send('PUT', `/api/admin/api-tokens/${encodeURIComponent(secret)}`, {}),
+    },
+    {
+      route: 'POST /api/admin/projects/:projectId/api-tokens',
+      run: () => post('/api/admin/projects/default/api-tokens', { tokenName: uniqueName('tok'), type: 'client', environment: 'development' }),
+      status: 201,
+      event: 'api-token-created',
+      refuse: () => post('/api/admin/projects/default/api-tokens', { tokenName: uniqueName('tok'), type: 'client', environment: 'nowhere' }),
+    },
+    {
+      route: 'DELETE /api/admin/projects/:projectId/api-tokens/:token',
+      run: async () => {
+        const secret = json(await post('/api/admin/projects/default/api-tokens', { tokenName: uniqueName('tok'), type: 'client', environment: 'development' })).secret as string
+        return t.app.inject({ method: 'DELETE', url: `/api/admin/projects/default/api-tokens/${encodeURIComponent(secret)}`, headers: auth() })
+      },
+      status: 200,
+      event: 'api-token-deleted',
+      refuse: ({ secret }) => t.app.inject({ method: 'DELETE', url: `/api/admin/projects/default/api-tokens/${encodeURIComponent(secret)}`, headers: auth() }),
     },
     {
       route: 'POST /api/admin/strategies',

@@ -162,7 +162,7 @@ function fill (url: string) {
     .replace(':projectId', 'default')
     .replace(':featureName', victim)
     .replace(':environment', 'development')
-    .replace(':tokenName', bystanderToken)
+    .replace(':token', bystanderToken)
     .replace(':strategyId', '01ARZ3NDEKTSV4RRFFQ69G5FAV')
     .replace(':parent', victim)
     .replace(':name', 'default')

@@ -99,8 +99,13 @@ const TABLE: Record<string, Need> = {
   'GET /api/admin/projects/:projectId/features/:featureName/lifecycle': 'viewer',
   'GET /api/admin/events': 'viewer',
   'POST /api/admin/api-tokens': 'admin',
-  'GET /api/admin/api-tokens': 'admin',
-  'DELETE /api/admin/api-tokens/:tokenName': 'admin',
+  'GET /api/admin/api-tokens': 'editor',
+  'GET /api/admin/api-tokens/:token': 'editor',
+  'PUT /api/admin/api-tokens/:token': 'admin',
+  'DELETE /api/admin/api-tokens/:token': 'admin',
+  'GET /api/admin/projects/:projectId/api-tokens': 'editor',
+  'POST /api/admin/projects/:projectId/api-tokens': 'editor',
+  'DELETE /api/admin/projects/:projectId/api-tokens/:token': 'editor',
   'GET /api/admin/user': 'self',
   'GET /api/admin/user/profile': 'self',
   'POST /api/admin/user/change-password': 'self',
@@ -188,7 +193,7 @@ const concrete = (url: string) =>
     .replace(':projectId', 'default')
     .replace(':featureName', 'no-such-feature')
     .replace(':environment', 'development')
-    .replace(':tokenName', 'no-such-token')
+    .replace(':token', 'no-such-token')
     .replace(':strategyId', 'no-such-strategy')
     .replace(':name', 'no-such-definition')
     .replace(':parent', 'no-such-parent')
