@@ -4,7 +4,7 @@ import { ulid } from 'ulid'
 import { lockFeatureEnvironment, readFeatureEnvironment } from '../features/features.store.js'
 import { switchEnvironment } from '../features/features.service.js'
 import type { FeatureEnvironmentRef } from '../features/missing.js'
-import type { Database, Queryable } from '../db/types.js'
+import type { Database } from '../db/types.js'
 import { invalidField, notFound, refusedAt, RuleError } from '../errors.js'
 import { type Change, withChange, type Writer } from '../events/events.service.js'
 import { type Author, toJsonText } from '../events/events.schemas.js'
@@ -14,7 +14,7 @@ import { ajvProblems, strictAjv } from '../validation.js'
 import { applyPatches } from '../variants/json-patch.js'
 import type { PatchOperation } from '../variants/variants.schemas.js'
 import { segmentsById } from '../segments/segments.store.js'
-import { findDefinition } from './definitions.store.js'
+import { findDefinitionForUse } from './definitions.store.js'
 import { type FeatureStrategy, type NewStrategy, type StoredStrategy, STRATEGY_PLACES, strategyDocumentSchema, type StrategyLimits, type updateStrategySchema } from './strategies.schemas.js'
 import {
   deleteStrategy,
@@ -71,8 +71,8 @@ async function lockStrategy (trx: Change['trx'], ref: FeatureEnvironmentRef, id:
 }
 
 /** The definition a strategy names; 400 at `path` when there is none. */
-async function definitionFor (db: Queryable, name: string, path: string) {
-  const definition = await findDefinition(db, name)
+async function definitionFor (trx: Change['trx'], name: string, path: string) {
+  const definition = await findDefinitionForUse(trx, name)
   if (!definition) throw invalidField(path, `names no strategy definition: ${name} (GET /api/admin/strategies lists them; POST there adds a custom one)`)
   return definition
 }
@@ -218,6 +218,8 @@ export function replaceStrategy (
   rules: StrategyRules,
   request: { ifMatch: string | undefined; createdBy: Author }
 ) {
+  // A body read back carries the strategy's own id (Unleash accepts it); another id is a mistake.
+  if (body.id !== undefined && body.id !== id) throw invalidField('/body/id', `must be ${id}, the id in the path, if given: a strategy's id cannot change`)
   return withChange(writer, async (change) => {
     const { enabled, current } = await lockStrategy(change.trx, ref, id, request.ifMatch)
     const name = body.name ?? current.strategy.name

@@ -109,7 +109,6 @@ export const UNSERVED: Record<string, Listed> = {
   // Strategies
   'GET /api/admin/projects/{projectId}/context/{contextField}/strategies': { owner: 38, reason: "no route: the strategies using a project's context field" },
   'POST /api/admin/segments/strategies': { owner: 38, reason: "405 (our /api/admin/segments/:id has no POST): set a strategy's segments" },
-  'DELETE /api/admin/strategies/{name}': { owner: 38, reason: '405: delete a strategy definition' },
   // Tags
   'PUT /api/admin/projects/{projectId}/tags': { owner: 38, reason: 'no route: add and remove tags on several flags' },
   // Telemetry

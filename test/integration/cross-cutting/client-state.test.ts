@@ -317,6 +317,17 @@ describe('every write route records an event and moves the client version; a ref
       event: 'strategy-updated',
       refuse: () => t.app.inject({ method: 'PUT', url: '/api/admin/strategies/default', headers: auth(), payload: { parameters: [] } }),
     },
+    {
+      route: 'DELETE /api/admin/strategies/:name',
+      run: async () => {
+        const name = uniqueName('custom')
+        await post('/api/admin/strategies', { name, parameters: [] })
+        return t.app.inject({ method: 'DELETE', url: `/api/admin/strategies/${name}`, headers: auth() })
+      },
+      status: 200,
+      event: 'strategy-deleted',
+      refuse: () => t.app.inject({ method: 'DELETE', url: '/api/admin/strategies/flexibleRollout', headers: auth() }),
+    },
     ...(['deprecate', 'reactivate'] as const).map((action): WriteCase => ({
       route: `POST /api/admin/strategies/:name/${action}`,
       run: async () => {
