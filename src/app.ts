@@ -34,6 +34,7 @@ import { importRules } from './import-export/import-elements.js'
 import { segmentRoutes } from './segments/segments.routes.js'
 import { definitionRoutes } from './strategies/definitions.routes.js'
 import { strategyRoutes } from './strategies/strategies.routes.js'
+import { strategySegmentRoutes } from './strategies/strategy-segments.routes.js'
 import { loadUiFiles } from './ui/ui-files.js'
 import { uiRoutes } from './ui/ui.routes.js'
 import { streamingRoutes } from './streaming/streaming.routes.js'
@@ -151,6 +152,7 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   await app.register(definitionRoutes, { db })
   await app.register(strategyRoutes, { db, config })
   await app.register(segmentRoutes, { db, config })
+  await app.register(strategySegmentRoutes, { db, config })
   await app.register(dependencyRoutes, { db })
   await app.register(constraintRoutes, { db, limits: config.strategyLimits })
   await app.register(contextRoutes, { db })

@@ -104,11 +104,8 @@ export const UNSERVED: Record<string, Listed> = {
   'PUT /api/admin/invite-link/tokens/{token}': { owner: 38, reason: "no route: change a sign-up token's expiry or enabled" },
   'POST /invite/{token}/signup': { owner: 38, reason: 'no route: sign up with a public sign-up token (no session)' },
   'GET /invite/{token}/validate': { owner: 38, reason: 'no route: is this sign-up token valid (no session)' },
-  // Segments
-  'GET /api/admin/segments/strategies/{strategyId}': { owner: 38, reason: 'no route: the segments of a strategy' },
   // Strategies
   'GET /api/admin/projects/{projectId}/context/{contextField}/strategies': { owner: 38, reason: "no route: the strategies using a project's context field" },
-  'POST /api/admin/segments/strategies': { owner: 38, reason: "405 (our /api/admin/segments/:id has no POST): set a strategy's segments" },
   // Tags
   'PUT /api/admin/projects/{projectId}/tags': { owner: 38, reason: 'no route: add and remove tags on several flags' },
   // Telemetry

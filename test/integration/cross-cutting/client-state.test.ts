@@ -341,6 +341,17 @@ describe('every write route records an event and moves the client version; a ref
       refuse: () => post(`/api/admin/strategies/ghost/${action}`),
     })),
     {
+      route: 'POST /api/admin/segments/strategies',
+      run: async () => {
+        const segment = json(await post('/api/admin/segments', { name: uniqueName('seg'), constraints: [] })).id as number
+        const strategy = json(await post(`${base}/${await feature('segmented')}/environments/development/strategies`, { name: 'default' })).id as string
+        return post('/api/admin/segments/strategies', { projectId: 'default', environmentId: 'development', strategyId: strategy, segmentIds: [segment] })
+      },
+      status: 201,
+      event: 'feature-strategy-update',
+      refuse: () => post('/api/admin/segments/strategies', { projectId: 'default', environmentId: 'development', strategyId: 'ghost', segmentIds: [] }),
+    },
+    {
       route: 'POST /api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies',
       run: async () => post(`${base}/${await feature('strategy')}/environments/development/strategies`, { name: 'default' }),
       status: 200,

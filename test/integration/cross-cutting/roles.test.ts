@@ -92,6 +92,8 @@ const TABLE: Record<string, Need> = {
   'PUT /api/admin/segments/:id': 'editor',
   'DELETE /api/admin/segments/:id': 'editor',
   'GET /api/admin/segments/:id/strategies': 'viewer',
+  'GET /api/admin/segments/strategies/:strategyId': 'viewer',
+  'POST /api/admin/segments/strategies': 'editor',
   'POST /api/admin/projects/:projectId/features/:featureName/dependencies': 'editor',
   'DELETE /api/admin/projects/:projectId/features/:featureName/dependencies': 'editor',
   'DELETE /api/admin/projects/:projectId/features/:featureName/dependencies/:parent': 'editor',
