@@ -61,10 +61,6 @@ export const UNSERVED: Record<string, Listed> = {
   'GET /api/admin/environments/{name}': { owner: 38, reason: 'no route: one environment (Terraform)' },
   'POST /api/admin/environments/{name}/off': { owner: 38, reason: 'no route: disable an environment' },
   'POST /api/admin/environments/{name}/on': { owner: 38, reason: 'no route: enable an environment' },
-  // Events
-  'GET /api/admin/event-creators': { owner: 38, reason: "no route: who has created events (the event log's filter)" },
-  'GET /api/admin/events/{featureName}': { owner: 38, reason: "no route: one flag's events (deprecated in Unleash, still served)" },
-  'GET /api/admin/search/events': { owner: 38, reason: "no route: the event log's search (Unleash's UI reads only this)" },
   // Features
   'POST /api/admin/features/validate': { owner: 38, reason: 'no route: is this flag name free and valid (the create dialog)' },
   'GET /api/admin/lifecycle/count': { owner: 38, reason: 'no route: how many flags are in each lifecycle stage' },
@@ -148,7 +144,6 @@ export const UNSERVED: Record<string, Listed> = {
 export const SCHEMA_MISMATCHES: Record<string, Listed> = {
   'GET /health': { owner: 38, reason: "ours answers {status: 'ok'}; Unleash's healthCheckSchema is {health: 'GOOD'} and nothing else (additionalProperties: false)" },
   'GET /ready': { owner: 38, reason: "ours answers {status: 'ready'}; Unleash's healthCheckSchema is {health: 'GOOD'} and nothing else" },
-  'GET /api/admin/events': { owner: 38, reason: 'no version member (Unleash: version 1, required)' },
   'GET /api/admin/addons': { owner: 38, reason: "providers: no documentationUrl (required), and parameters are names where Unleash's are objects {name, displayName, type, required, sensitive, …}" },
   'GET /api/admin/projects': { owner: 38, reason: 'no version member (Unleash: version 1, required); none of health, featureCount, memberCount, mode, onboardingStatus, owners … either' },
   'GET /api/admin/projects/{projectId}/features': { owner: 38, reason: 'no version; features lack stale and favorite (required) and carry project and lifecycle (not allowed); their environments lack type, sortOrder, variantCount, lastSeenAt (required)' },
