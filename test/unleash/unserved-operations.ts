@@ -22,8 +22,6 @@ export const NO_ROUTE_MESSAGE = /^No route |^The path you were looking for /
 /** Operations this server does not serve: no route, 405, or a route of ours with a parameter where Unleash's path has a word. */
 export const UNSERVED: Record<string, Listed> = {
   // Issue 38: the rest of Unleash's open-source admin API.
-  // Addons
-  'GET /api/admin/addons/{id}/events': { owner: 38, reason: "no route: an integration's delivery log in Unleash's shape (ours is …/deliveries)" },
   // Admin UI
   'POST /api/admin/feedback': { owner: 38, reason: 'no route: UI feedback (accept and ignore, or document as an exception)' },
   'PUT /api/admin/feedback/{id}': { owner: 38, reason: 'no route: UI feedback update (accept and ignore, or document as an exception)' },

@@ -161,6 +161,7 @@ const TABLE: Record<string, Need> = {
   'DELETE /api/admin/addons/:id': 'admin',
   'POST /api/admin/addons/:id/rotate-secret': 'admin',
   'GET /api/admin/addons/:id/deliveries': 'admin',
+  'GET /api/admin/addons/:id/events': 'admin',
   'POST /api/admin/addons/:id/deliveries/:deliveryId/redeliver': 'admin',
 }
 
