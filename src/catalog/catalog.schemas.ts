@@ -8,45 +8,6 @@ import { FEATURE_TYPES } from '../vocabulary/flag-types.js'
 
 const Description = Type.String({ maxLength: 1000 })
 
-export const NewProject = Type.Object(
-  {
-    id: UrlFriendly('URL-friendly id, used in paths'),
-    name: Type.String({ minLength: 1, maxLength: 100 }),
-    description: Type.Optional(Description),
-  },
-  { additionalProperties: false }
-)
-
-export const Project = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  description: Nullable(Type.String()),
-  createdAt: Timestamp,
-})
-
-export const NewEnvironment = Type.Object(
-  {
-    name: UrlFriendly('URL-friendly environment name'),
-    type: Type.String({
-      minLength: 1,
-      maxLength: 100,
-      description: 'Free text, e.g. development, production',
-    }),
-  },
-  { additionalProperties: false }
-)
-
-export const Environment = Type.Object({
-  name: Type.String(),
-  type: Type.String(),
-  createdAt: Timestamp,
-})
-
-export const EnableEnvironment = Type.Object(
-  { environment: UrlFriendly('Name of an existing environment') },
-  { additionalProperties: false }
-)
-
 export const NewFeature = Type.Object(
   {
     name: UrlFriendly('Unique across the whole instance'),

@@ -11,62 +11,19 @@ import { transition } from '../lifecycle/lifecycle.service.js'
 import { addDefaultStrategyIfNone } from '../strategies/strategies.service.js'
 import { strategiesOfFeature } from '../strategies/strategies.store.js'
 import { tagsOfProject } from '../tags/tags.store.js'
-import type { FeatureUpdate, NewEnvironment, NewFeature, NewProject } from './catalog.schemas.js'
+import type { FeatureUpdate, NewFeature } from './catalog.schemas.js'
 import {
-  addProjectEnvironment,
   findFeature,
   findFeatureRow,
-  findProject,
-  insertEnvironment,
   insertFeature,
-  insertProject,
-  listEnvironments,
   listFeatures,
   listFeatureStates,
-  listProjects,
   setArchived,
   updateFeature,
 } from './catalog.store.js'
 import { switchEnvironment } from '../features/features.service.js'
 import { lockFeature, lockFeatureEnvironment, lockFeatures, requirePresent } from '../features/features.store.js'
 import type { FeatureEnvironmentRef, FeatureRef } from '../features/missing.js'
-
-export const projects = (db: Database, token: TokenScope) => listProjects(db, token)
-
-export async function project (db: Database, id: string) {
-  const found = await findProject(db, id)
-  if (!found) throw notFound(`Project ${id} does not exist`)
-  return found
-}
-
-export function createProject (writer: Writer, body: Static<typeof NewProject>, createdBy: Author) {
-  return withChange(writer, async ({ trx, record }) => {
-    const created = await insertProject(trx, body)
-    record({ type: 'project-created', createdBy, project: created.id, data: toJsonText(body) })
-    return created
-  })
-}
-
-export const environments = (db: Database) => listEnvironments(db)
-
-export function createEnvironment (writer: Writer, body: Static<typeof NewEnvironment>, createdBy: Author) {
-  return withChange(writer, async ({ trx, record }) => {
-    const created = await insertEnvironment(trx, body)
-    record({ type: 'environment-created', createdBy, environment: created.name, data: toJsonText(body) })
-    return created
-  })
-}
-
-/** Enables an environment in a project (project-environment-added); enabling it again changes nothing. */
-export async function enableEnvironment (writer: Writer, project: string, environment: string, createdBy: Author) {
-  // Projects and environments are never removed: checked once, they stay there.
-  await requirePresent(readerOf(writer), { project, environment }, false)
-  await withChange(writer, async ({ trx, record }) => {
-    if (await addProjectEnvironment(trx, project, environment)) {
-      record({ type: 'project-environment-added', createdBy, project, environment, data: toJsonText({ environment }) })
-    }
-  })
-}
 
 /** Creates a feature: its feature-environments (off, no variants), the stage initial, feature-created. */
 export async function createFeature (writer: Writer, project: string, body: Static<typeof NewFeature>, createdBy: Author) {

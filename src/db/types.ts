@@ -16,11 +16,19 @@ export interface EnvironmentsTable {
   name: string
   type: string
   created_at: CreatedAt
+  /** Where it is listed: lower first. */
+  sort_order: ColumnType<number, number | undefined, number>
+  /** False: deprecated (still served and writable, no longer offered). */
+  enabled: ColumnType<boolean, boolean | undefined, boolean>
+  protected: ColumnType<boolean, boolean | undefined, boolean>
 }
 
 export interface ProjectEnvironmentsTable {
   project_id: string
   environment_name: string
+  created_at: CreatedAt
+  /** JSON text of the strategy a feature switched on with none gets there; null: flexibleRollout at 100 %. */
+  default_strategy: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface FeaturesTable {
@@ -236,6 +244,8 @@ export interface ContextFieldsTable {
   /** JSON text: [{value, description?}] */
   legal_values: ColumnType<string, string | undefined, string>
   created_at: CreatedAt
+  /** The project the field belongs to; null: a root field. */
+  project: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface FeatureTypesTable {

@@ -2,9 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { Database } from '../db/types.js'
 import { errorStatuses } from '../http/openapi.js'
-import { EmptyReply, FeatureParams, UrlFriendly } from '../http/schemas.js'
+import { EmptyReply, FeatureParams, ProjectParams, UrlFriendly } from '../http/schemas.js'
 import { NewDependency } from './dependencies.schemas.js'
-import { addDependency, removeDependencies, removeDependency } from './dependencies.service.js'
+import { addDependency, dependenciesExist, removeDependencies, removeDependency } from './dependencies.service.js'
 
 const BASE = '/api/admin/projects/:projectId/features/:featureName/dependencies'
 
@@ -71,5 +71,22 @@ export const dependencyRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
       await removeDependencies(db, ref(request.params), request.author)
       return reply.code(200).send()
     }
+  )
+
+  app.get(
+    '/api/admin/projects/:projectId/dependencies',
+    {
+      config: { access: 'token', role: 'viewer' },
+      schema: {
+        tags: ['Dependencies'],
+        operationId: 'checkDependenciesExist',
+        summary: 'Whether any flag of the project depends on another',
+        description: "A bare JSON boolean, as Unleash answers. Unleash 8.2 answers for the whole instance; here for the project's flags (archived ones too), so that a token of one project learns nothing of the others.",
+        params: ProjectParams,
+        errors: errorStatuses(400, 403, 404),
+        response: { 200: Type.Boolean() },
+      },
+    },
+    async (request) => dependenciesExist(db, request.params.projectId)
   )
 }

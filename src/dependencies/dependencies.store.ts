@@ -71,3 +71,15 @@ export async function parentsOfFeatures (db: Queryable, children: readonly strin
     .execute()
   return groupBy(rows, (row) => row.child, toDependency)
 }
+
+/** Whether any feature of the project (archived too) has a parent. */
+export async function projectHasDependencies (db: Queryable, project: string): Promise<boolean> {
+  const row = await db
+    .selectFrom('feature_dependencies as d')
+    .innerJoin('features as f', 'f.name', 'd.child')
+    .select('d.child')
+    .where('f.project_id', '=', project)
+    .limit(1)
+    .executeTakeFirst()
+  return row !== undefined
+}

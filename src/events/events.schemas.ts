@@ -70,6 +70,9 @@ export const EVENT_TYPES = [
   'project-access-group-roles-deleted',
   'api-token-updated',
   'strategy-deleted',
+  'environment-updated',
+  'project-environment-removed',
+  'default-strategy-updated',
 ] as const
 
 export type EventType = (typeof EVENT_TYPES)[number]

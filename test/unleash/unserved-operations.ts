@@ -40,25 +40,9 @@ export const UNSERVED: Record<string, Listed> = {
   'POST /auth/reset/validate-password': { owner: 38, reason: 'no route: check a password against the rules without a session' },
   // Client
   'GET /api/client/features/{featureName}': { owner: 38, reason: 'no route: one flag of the client API' },
-  // Context
-  'GET /api/admin/projects/{projectId}/context': { owner: 38, reason: 'no route: the context fields of a project (with include=root, the root ones too)' },
-  'POST /api/admin/projects/{projectId}/context': { owner: 38, reason: 'no route: a context field of a project' },
-  'POST /api/admin/projects/{projectId}/context/validate': { owner: 38, reason: 'no route: is this context field name free in the project' },
-  'DELETE /api/admin/projects/{projectId}/context/{contextField}': { owner: 38, reason: "no route: delete a project's context field" },
-  'GET /api/admin/projects/{projectId}/context/{contextField}': { owner: 38, reason: 'no route: one context field of a project' },
-  'PUT /api/admin/projects/{projectId}/context/{contextField}': { owner: 38, reason: "no route: update a project's context field" },
-  'POST /api/admin/projects/{projectId}/context/{contextField}/legal-values': { owner: 38, reason: "no route: add or update a legal value of a project's context field" },
-  'DELETE /api/admin/projects/{projectId}/context/{contextField}/legal-values/{legalValue}': { owner: 38, reason: "no route: delete a legal value of a project's context field" },
   // Dependencies
-  'GET /api/admin/projects/{projectId}/dependencies': { owner: 38, reason: 'no route: does the project have any dependencies (a boolean)' },
   'GET /api/admin/projects/{projectId}/features/{child}/parents': { owner: 38, reason: 'no route: the flags this one may depend on' },
   'GET /api/admin/projects/{projectId}/features/{parent}/parent-variants': { owner: 38, reason: 'no route: the variants of a parent, for a dependency' },
-  // Environments
-  'GET /api/admin/environments/project/{projectId}': { owner: 38, reason: 'no route: the environments of a project (Terraform)' },
-  'PUT /api/admin/environments/sort-order': { owner: 38, reason: "no route: the environments' order" },
-  'GET /api/admin/environments/{name}': { owner: 38, reason: 'no route: one environment (Terraform)' },
-  'POST /api/admin/environments/{name}/off': { owner: 38, reason: 'no route: disable an environment' },
-  'POST /api/admin/environments/{name}/on': { owner: 38, reason: 'no route: enable an environment' },
   // Features
   'POST /api/admin/features/validate': { owner: 38, reason: 'no route: is this flag name free and valid (the create dialog)' },
   'GET /api/admin/lifecycle/count': { owner: 38, reason: 'no route: how many flags are in each lifecycle stage' },
@@ -85,12 +69,6 @@ export const UNSERVED: Record<string, Listed> = {
   // Projects
   'GET /api/admin/personal-dashboard': { owner: 38, reason: "no route: the signed-in user's flags and projects" },
   'GET /api/admin/personal-dashboard/{projectId}': { owner: 38, reason: 'no route: one project on the personal dashboard' },
-  'GET /api/admin/projects/{projectId}/applications': { owner: 38, reason: "no route: the applications that use a project's flags (reads the usage 41 also reads)" },
-  'DELETE /api/admin/projects/{projectId}/environments/{environment}': { owner: 38, reason: 'no route: take an environment out of a project (Terraform)' },
-  'POST /api/admin/projects/{projectId}/environments/{environment}/default-strategy': { owner: 38, reason: "no route: a project's default strategy in an environment" },
-  'GET /api/admin/projects/{projectId}/flag-creators': { owner: 38, reason: "no route: who created a project's flags" },
-  'GET /api/admin/projects/{projectId}/overview': { owner: 38, reason: "no route: the project overview with onboardingStatus (Unleash's UI reads it on every project screen)" },
-  'GET /api/admin/projects/{projectId}/status': { owner: 38, reason: "no route: a project's status (activity, resources, health, lifecycle summary)" },
   // Public signup tokens
   'GET /api/admin/invite-link/tokens': { owner: 38, reason: 'no route: public sign-up tokens' },
   'POST /api/admin/invite-link/tokens': { owner: 38, reason: 'no route: create a public sign-up token' },
@@ -99,7 +77,6 @@ export const UNSERVED: Record<string, Listed> = {
   'POST /invite/{token}/signup': { owner: 38, reason: 'no route: sign up with a public sign-up token (no session)' },
   'GET /invite/{token}/validate': { owner: 38, reason: 'no route: is this sign-up token valid (no session)' },
   // Strategies
-  'GET /api/admin/projects/{projectId}/context/{contextField}/strategies': { owner: 38, reason: "no route: the strategies using a project's context field" },
   // Tags
   'PUT /api/admin/projects/{projectId}/tags': { owner: 38, reason: 'no route: add and remove tags on several flags' },
   // Telemetry
@@ -143,7 +120,5 @@ export const SCHEMA_MISMATCHES: Record<string, Listed> = {
   'GET /health': { owner: 38, reason: "ours answers {status: 'ok'}; Unleash's healthCheckSchema is {health: 'GOOD'} and nothing else (additionalProperties: false)" },
   'GET /ready': { owner: 38, reason: "ours answers {status: 'ready'}; Unleash's healthCheckSchema is {health: 'GOOD'} and nothing else" },
   'GET /api/admin/addons': { owner: 38, reason: "providers: no documentationUrl (required), and parameters are names where Unleash's are objects {name, displayName, type, required, sensitive, …}" },
-  'GET /api/admin/projects': { owner: 38, reason: 'no version member (Unleash: version 1, required); none of health, featureCount, memberCount, mode, onboardingStatus, owners … either' },
   'GET /api/admin/projects/{projectId}/features': { owner: 38, reason: 'no version; features lack stale and favorite (required) and carry project and lifecycle (not allowed); their environments lack type, sortOrder, variantCount, lastSeenAt (required)' },
-  'GET /api/admin/environments': { owner: 38, reason: 'no version; environments lack enabled, protected, sortOrder (required) and carry createdAt (not allowed)' },
 }

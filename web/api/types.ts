@@ -3,7 +3,9 @@
 // Only types come from src/ here (`import type`, erased by the build): no server code is bundled.
 import type { Static, TSchema } from '@sinclair/typebox'
 import type { CreatedToken as CreatedTokenSchema, TokenInfo } from '../../src/auth/tokens.schemas'
-import type { Environment as EnvironmentSchema, FeatureDetails as FeatureDetailsSchema, FeatureListItem, Project as ProjectSchema } from '../../src/catalog/catalog.schemas'
+import type { FeatureDetails as FeatureDetailsSchema, FeatureListItem } from '../../src/catalog/catalog.schemas'
+import type { Environment as EnvironmentSchema } from '../../src/catalog/environments.schemas'
+import type { Project as ProjectSchema } from '../../src/catalog/projects.schemas'
 import type { Constraint } from '../../src/constraints/constraints.schemas'
 import type { ListedContextField } from '../../src/context/context.schemas'
 import type { Event } from '../../src/events/events.schemas'

@@ -65,7 +65,7 @@ describe('environments', () => {
     const name = uniqueName('env')
     const created = await post('/api/admin/environments', { name, type: 'staging' })
     expect(created.statusCode).toBe(201)
-    expect(json(created)).toEqual({ name, type: 'staging', createdAt: expect.any(String) })
+    expect(json(created)).toEqual({ name, type: 'staging', enabled: true, protected: false, sortOrder: expect.any(Number), requiredApprovals: null })
     expectProblem(await post('/api/admin/environments', { name, type: 'x' }), 409, 'NameExistsError')
 
     const enabled = await post(`/api/admin/projects/${project}/environments`, { environment: name })

@@ -737,6 +737,95 @@ describe('every write route records an event and moves the client version; a ref
       refuse: () => t.app.inject({ method: 'DELETE', url: '/api/admin/projects/default/groups/999999/roles', headers: auth() }),
     },
     {
+      route: 'PUT /api/admin/environments/sort-order',
+      run: async () => {
+        const name = uniqueName('env')
+        await post('/api/admin/environments', { name, type: 'test' })
+        return send('PUT', '/api/admin/environments/sort-order', { [name]: 999 })
+      },
+      status: 200,
+      event: 'environment-updated',
+      refuse: () => send('PUT', '/api/admin/environments/sort-order', { development: 1, nowhere: 2 }),
+    },
+    ...(['on', 'off'] as const).map((state): WriteCase => ({
+      route: `POST /api/admin/environments/:name/${state}`,
+      run: async () => {
+        const name = uniqueName('env')
+        await post('/api/admin/environments', { name, type: 'test' })
+        if (state === 'on') await post(`/api/admin/environments/${name}/off`)
+        return post(`/api/admin/environments/${name}/${state}`)
+      },
+      status: 204,
+      event: 'environment-updated',
+      refuse: () => post(`/api/admin/environments/nowhere/${state}`),
+    })),
+    {
+      route: 'DELETE /api/admin/projects/:projectId/environments/:environment',
+      run: async () => {
+        const name = uniqueName('env')
+        await post('/api/admin/environments', { name, type: 'test' })
+        await post('/api/admin/projects/default/environments', { environment: name })
+        return send('DELETE', `/api/admin/projects/default/environments/${name}`)
+      },
+      status: 200,
+      event: 'project-environment-removed',
+      refuse: () => send('DELETE', '/api/admin/projects/default/environments/nowhere'),
+    },
+    {
+      route: 'POST /api/admin/projects/:projectId/environments/:environment/default-strategy',
+      run: async () => {
+        // A project of its own: the default would change what other cases' features get.
+        const project = uniqueName('p')
+        await post('/api/admin/projects', { id: project, name: 'P' })
+        await post(`/api/admin/projects/${project}/environments`, { environment: 'development' })
+        return post(`/api/admin/projects/${project}/environments/development/default-strategy`, { name: 'flexibleRollout', parameters: { rollout: '50' } })
+      },
+      status: 200,
+      event: 'default-strategy-updated',
+      refuse: () => post('/api/admin/projects/default/environments/development/default-strategy', { name: 'default' }),
+    },
+    {
+      route: 'POST /api/admin/projects/:projectId/context',
+      run: () => post('/api/admin/projects/default/context', { name: uniqueName('ctx') }),
+      status: 201,
+      event: 'context-field-created',
+      refuse: () => post('/api/admin/projects/default/context', { name: 'appName' }),
+    },
+    ...(['PUT', 'DELETE'] as const).map((method): WriteCase => ({
+      route: `${method} /api/admin/projects/:projectId/context/:contextField`,
+      run: async () => {
+        const name = uniqueName('ctx')
+        await post('/api/admin/projects/default/context', { name })
+        return send(method, `/api/admin/projects/default/context/${name}`, method === 'PUT' ? { stickiness: true } : undefined)
+      },
+      status: 200,
+      event: method === 'PUT' ? 'context-field-updated' : 'context-field-deleted',
+      // A root field is not the project's: 404, nothing changed.
+      refuse: () => send(method, '/api/admin/projects/default/context/appName', method === 'PUT' ? {} : undefined),
+    })),
+    {
+      route: 'POST /api/admin/projects/:projectId/context/:contextField/legal-values',
+      run: async () => {
+        const name = uniqueName('ctx')
+        await post('/api/admin/projects/default/context', { name })
+        return post(`/api/admin/projects/default/context/${name}/legal-values`, { value: 'gold' })
+      },
+      status: 200,
+      event: 'context-field-updated',
+      refuse: () => post('/api/admin/projects/default/context/ghost/legal-values', { value: 'x' }),
+    },
+    {
+      route: 'DELETE /api/admin/projects/:projectId/context/:contextField/legal-values/:legalValue',
+      run: async () => {
+        const name = uniqueName('ctx')
+        await post('/api/admin/projects/default/context', { name, legalValues: [{ value: 'gold' }] })
+        return send('DELETE', `/api/admin/projects/default/context/${name}/legal-values/gold`)
+      },
+      status: 200,
+      event: 'context-field-updated',
+      refuse: () => send('DELETE', '/api/admin/projects/default/context/appName/legal-values/x'),
+    },
+    {
       // A first evaluation moves the lifecycle: that is a change readers see.
       route: 'POST /api/client/metrics',
       run: async () => flushed(post('/api/client/metrics', metricsBody({ [await feature('metrics')]: { yes: 1, no: 0 } }), await clientToken())),
@@ -756,6 +845,7 @@ describe('every write route records an event and moves the client version; a ref
       'POST /api/client/register',
       'POST /api/admin/segments/validate',
       'POST /api/admin/context/validate',
+      'POST /api/admin/projects/:projectId/context/validate',
       'POST /api/admin/tag-types/validate',
       'POST /api/admin/constraints/validate',
       // An export and an import's validation only read.

@@ -163,6 +163,27 @@ const TABLE: Record<string, Need> = {
   'GET /api/admin/addons/:id/deliveries': 'admin',
   'GET /api/admin/addons/:id/events': 'admin',
   'POST /api/admin/addons/:id/deliveries/:deliveryId/redeliver': 'admin',
+  'GET /api/admin/environments/:name': 'viewer',
+  'GET /api/admin/environments/project/:projectId': 'viewer',
+  'PUT /api/admin/environments/sort-order': 'admin',
+  'POST /api/admin/environments/:name/on': 'admin',
+  'POST /api/admin/environments/:name/off': 'admin',
+  'GET /api/admin/projects/:projectId/overview': 'viewer',
+  'GET /api/admin/projects/:projectId/status': 'viewer',
+  'GET /api/admin/projects/:projectId/flag-creators': 'viewer',
+  'GET /api/admin/projects/:projectId/applications': 'viewer',
+  'DELETE /api/admin/projects/:projectId/environments/:environment': 'admin',
+  'POST /api/admin/projects/:projectId/environments/:environment/default-strategy': 'admin',
+  'GET /api/admin/projects/:projectId/dependencies': 'viewer',
+  'GET /api/admin/projects/:projectId/context': 'viewer',
+  'POST /api/admin/projects/:projectId/context': 'editor',
+  'POST /api/admin/projects/:projectId/context/validate': 'editor',
+  'GET /api/admin/projects/:projectId/context/:contextField': 'viewer',
+  'PUT /api/admin/projects/:projectId/context/:contextField': 'editor',
+  'DELETE /api/admin/projects/:projectId/context/:contextField': 'editor',
+  'POST /api/admin/projects/:projectId/context/:contextField/legal-values': 'editor',
+  'DELETE /api/admin/projects/:projectId/context/:contextField/legal-values/:legalValue': 'editor',
+  'GET /api/admin/projects/:projectId/context/:contextField/strategies': 'viewer',
 }
 
 interface Caller {
@@ -197,7 +218,11 @@ function allowed (need: Need, caller: Caller, url: string): boolean {
 /** A concrete URL: names that exist where the route needs a project, and ids that do not, so that an allowed call changes nothing. */
 const concrete = (url: string) =>
   url
+    // Taking an environment out of a project: one that does not exist, so that an allowed call changes nothing.
+    .replace(/\/environments\/:environment$/, '/environments/no-such-environment')
     .replace(':projectId', 'default')
+    .replace(':contextField', 'no-such-field')
+    .replace(':legalValue', 'no-such-value')
     .replace(':featureName', 'no-such-feature')
     .replace(':environment', 'development')
     .replace(':token', 'no-such-token')
