@@ -7,6 +7,7 @@ import { featureRoutes } from './catalog/catalog.routes.js'
 import { environmentRoutes } from './catalog/environments.routes.js'
 import { projectEnvironmentRoutes } from './catalog/project-environments.routes.js'
 import { projectRoutes } from './catalog/projects.routes.js'
+import { archiveRoutes } from './catalog/archive.routes.js'
 import { Background } from './background/background.js'
 import { ClientState } from './client/client-state.js'
 import { clientRoutes } from './client/client.routes.js'
@@ -33,6 +34,9 @@ import { constraintRoutes } from './context/constraint-check.routes.js'
 import { contextRoutes } from './context/context.routes.js'
 import { projectContextRoutes } from './context/project-context.routes.js'
 import { featureTypeRoutes } from './feature-types/feature-types.routes.js'
+import { featureLinkRoutes } from './feature-links/feature-links.routes.js'
+import { favouriteRoutes } from './favourites/favourites.routes.js'
+import { dashboardRoutes } from './dashboard/dashboard.routes.js'
 import { featureTagRoutes, tagRoutes, tagTypeRoutes } from './tags/tags.routes.js'
 import { importExportRoutes } from './import-export/import-export.routes.js'
 import { importRules } from './import-export/import-elements.js'
@@ -60,7 +64,7 @@ import { userAdminRoutes } from './users/users.routes.js'
 import { groupRoutes } from './groups/groups.routes.js'
 import { IdentityProviders } from './sso/identity-provider.js'
 import { loginPruner } from './sso/login-pruner.js'
-import { signOutLocation } from './sso/login.service.js'
+import { signOutLocation, signOutOrigins } from './sso/login.service.js'
 import { fixedSettingsProblems } from './sso/oidc-settings.js'
 import { passwordLoginDisabled, SignInSettings, type SsoContext } from './sso/settings.service.js'
 import { ssoRoutes } from './sso/sso.routes.js'
@@ -154,7 +158,11 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   await app.register(projectRoutes, { db })
   await app.register(environmentRoutes, { db })
   await app.register(projectEnvironmentRoutes, { db, limits: config.strategyLimits })
-  await app.register(featureRoutes, { db })
+  await app.register(featureRoutes, { db, config })
+  await app.register(archiveRoutes, { db })
+  await app.register(featureLinkRoutes, { db })
+  await app.register(favouriteRoutes, { db })
+  await app.register(dashboardRoutes, { db })
   await app.register(variantsRoutes, { db, config })
   await app.register(definitionRoutes, { db })
   await app.register(strategyRoutes, { db, config })
@@ -212,7 +220,7 @@ export async function buildApp (config: Config, { database, resolve = systemReso
 
   // The admin UI: one more client of the API above, served from the same origin.
   const uiFiles = uiDir === undefined ? undefined : await loadUiFiles(uiDir)
-  if (uiFiles) await app.register(uiRoutes, { files: uiFiles })
+  if (uiFiles) await app.register(uiRoutes, { files: uiFiles, formOrigins: () => signOutOrigins(sso) })
   else if (uiDir !== undefined) app.log.warn({ uiDir }, 'the admin UI is not built there (npm run build); serving the API only')
 
   // Background work, in the order it starts; it stops in the reverse order, each worker before

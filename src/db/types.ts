@@ -40,6 +40,9 @@ export interface FeaturesTable {
   /** Set while the feature is archived. */
   archived_at: ColumnType<Date | null, Date | null | undefined, Date | null>
   impression_data: ColumnType<boolean, boolean | undefined, boolean>
+  stale: ColumnType<boolean, boolean | undefined, boolean>
+  /** The person who created it; null for an API token. */
+  created_by_user_id: ColumnType<number | null, number | null | undefined, number | null>
 }
 
 /**
@@ -409,6 +412,30 @@ export interface DB {
   segments: SegmentsTable
   feature_strategy_segments: FeatureStrategySegmentsTable
   feature_dependencies: FeatureDependenciesTable
+  feature_links: FeatureLinksTable
+  favorite_features: FavoriteFeaturesTable
+  favorite_projects: FavoriteProjectsTable
+}
+
+export interface FeatureLinksTable {
+  /** A ULID. */
+  id: string
+  feature_name: string
+  url: string
+  title: string | null
+  created_at: CreatedAt
+}
+
+export interface FavoriteFeaturesTable {
+  user_id: number
+  feature_name: string
+  created_at: CreatedAt
+}
+
+export interface FavoriteProjectsTable {
+  user_id: number
+  project_id: string
+  created_at: CreatedAt
 }
 
 export type Database = Kysely<DB>

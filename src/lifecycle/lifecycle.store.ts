@@ -118,6 +118,25 @@ export async function currentStagesOfProject (db: Queryable, project: string) {
   return new Map(rows.map((r) => [r.feature_name, { stage: r.stage, enteredStageAt: r.entered_stage_at }]))
 }
 
+/** How many features (of `projects`, all when undefined; archived ones too) are in each stage now, by stage. */
+export async function countCurrentStages (db: Queryable, projects: readonly string[] | undefined): Promise<Map<StageName, number>> {
+  let current = db
+    .selectFrom('feature_lifecycles as l')
+    .innerJoin('features as f', 'f.name', 'l.feature_name')
+    .distinctOn('l.feature_name')
+    .select(['l.feature_name', 'l.stage'])
+    .orderBy('l.feature_name')
+    .orderBy('l.entered_stage_at', 'desc')
+  if (projects?.length === 0) return new Map()
+  if (projects !== undefined) current = current.where('f.project_id', 'in', projects)
+  const rows = await db
+    .selectFrom(current.as('c'))
+    .select(['c.stage', (eb) => eb.fn.countAll<string>().as('count')])
+    .groupBy('c.stage')
+    .execute()
+  return new Map(rows.map((r) => [r.stage, Number(r.count)]))
+}
+
 /**
  * How many features (not archived) are in each stage now, by project (of `projects`, all when
  * undefined). A feature revived a moment ago whose last stage is still archived counts as

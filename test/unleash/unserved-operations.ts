@@ -29,46 +29,17 @@ export const UNSERVED: Record<string, Listed> = {
   'POST /api/admin/splash/{id}': { owner: 38, reason: 'no route: a splash screen seen by the user' },
   'GET /api/admin/ui-config': { owner: 38, reason: 'no route: the configuration every Unleash admin client reads first (versionInfo, authenticationType, flags, resourceLimits, maintenanceMode)' },
   'POST /api/admin/ui-config/cors': { owner: 38, reason: "no route: the frontend API's allowed origins, set at run time" },
-  // Archive
-  'POST /api/admin/archive/revive/{featureName}': { owner: 38, reason: 'no route: revive one archived flag' },
-  'DELETE /api/admin/archive/{featureName}': { owner: 38, reason: 'no route: delete an archived flag for good (Terraform)' },
-  'POST /api/admin/projects/{projectId}/delete': { owner: 38, reason: 'no route: delete archived flags in bulk' },
   // Auth
   'POST /auth/reset/password': { owner: 38, reason: 'no route: set a password with a reset token' },
   'POST /auth/reset/password-email': { owner: 38, reason: 'no route: ask for a reset link (no mail server: nothing to send; the admin hands on the link)' },
   'GET /auth/reset/validate': { owner: 38, reason: 'no route: check a password-reset token' },
   'POST /auth/reset/validate-password': { owner: 38, reason: 'no route: check a password against the rules without a session' },
-  // Client
-  'GET /api/client/features/{featureName}': { owner: 38, reason: 'no route: one flag of the client API' },
-  // Dependencies
-  'GET /api/admin/projects/{projectId}/features/{child}/parents': { owner: 38, reason: 'no route: the flags this one may depend on' },
-  'GET /api/admin/projects/{projectId}/features/{parent}/parent-variants': { owner: 38, reason: 'no route: the variants of a parent, for a dependency' },
-  // Features
-  'POST /api/admin/features/validate': { owner: 38, reason: 'no route: is this flag name free and valid (the create dialog)' },
-  'GET /api/admin/lifecycle/count': { owner: 38, reason: 'no route: how many flags are in each lifecycle stage' },
-  'POST /api/admin/projects/{projectId}/archive': { owner: 38, reason: 'no route: archive flags in bulk' },
-  'POST /api/admin/projects/{projectId}/archive/validate': { owner: 38, reason: 'no route: which of these flags have children that are not archived' },
-  'POST /api/admin/projects/{projectId}/bulk_features/environments/{environment}/off': { owner: 38, reason: 'no route: disable flags in bulk' },
-  'POST /api/admin/projects/{projectId}/bulk_features/environments/{environment}/on': { owner: 38, reason: 'no route: enable flags in bulk' },
-  'DELETE /api/admin/projects/{projectId}/favorites': { owner: 38, reason: 'no route: unmark a favourite project' },
-  'POST /api/admin/projects/{projectId}/favorites': { owner: 38, reason: 'no route: mark a project as a favourite' },
-  'PATCH /api/admin/projects/{projectId}/features/{featureName}': { owner: 38, reason: "405: JSON Patch of a flag's description, type, stale, impressionData" },
-  'POST /api/admin/projects/{projectId}/features/{featureName}/clone': { owner: 38, reason: 'no route: clone a flag' },
-  'GET /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}': { owner: 38, reason: 'no route: a flag in one environment (enabled, strategies, variants)' },
-  'DELETE /api/admin/projects/{projectId}/features/{featureName}/favorites': { owner: 38, reason: 'no route: unmark a favourite flag' },
-  'POST /api/admin/projects/{projectId}/features/{featureName}/favorites': { owner: 38, reason: 'no route: mark a flag as a favourite' },
-  'POST /api/admin/projects/{projectId}/features/{featureName}/link': { owner: 38, reason: 'no route: add a link to a flag (links are exported and imported too)' },
-  'DELETE /api/admin/projects/{projectId}/features/{featureName}/link/{linkId}': { owner: 38, reason: "no route: delete a flag's link" },
-  'PUT /api/admin/projects/{projectId}/features/{featureName}/link/{linkId}': { owner: 38, reason: "no route: change a flag's link" },
   // Instance Admin
   'GET /api/admin/instance-admin/statistics': { owner: 38, reason: 'no route: instance statistics' },
   'GET /api/admin/instance-admin/statistics/csv': { owner: 38, reason: 'no route: instance statistics as CSV' },
   // Maintenance
   'GET /api/admin/maintenance': { owner: 38, reason: 'no route: is maintenance mode on' },
   'POST /api/admin/maintenance': { owner: 38, reason: 'no route: switch maintenance mode (every write then refused with 503)' },
-  // Projects
-  'GET /api/admin/personal-dashboard': { owner: 38, reason: "no route: the signed-in user's flags and projects" },
-  'GET /api/admin/personal-dashboard/{projectId}': { owner: 38, reason: 'no route: one project on the personal dashboard' },
   // Public signup tokens
   'GET /api/admin/invite-link/tokens': { owner: 38, reason: 'no route: public sign-up tokens' },
   'POST /api/admin/invite-link/tokens': { owner: 38, reason: 'no route: create a public sign-up token' },
@@ -76,9 +47,6 @@ export const UNSERVED: Record<string, Listed> = {
   'PUT /api/admin/invite-link/tokens/{token}': { owner: 38, reason: "no route: change a sign-up token's expiry or enabled" },
   'POST /invite/{token}/signup': { owner: 38, reason: 'no route: sign up with a public sign-up token (no session)' },
   'GET /invite/{token}/validate': { owner: 38, reason: 'no route: is this sign-up token valid (no session)' },
-  // Strategies
-  // Tags
-  'PUT /api/admin/projects/{projectId}/tags': { owner: 38, reason: 'no route: add and remove tags on several flags' },
   // Telemetry
   'GET /api/admin/telemetry/settings': { owner: 38, reason: 'no route: telemetry settings (answer both off: nothing is collected)' },
   // Users
@@ -120,5 +88,4 @@ export const SCHEMA_MISMATCHES: Record<string, Listed> = {
   'GET /health': { owner: 38, reason: "ours answers {status: 'ok'}; Unleash's healthCheckSchema is {health: 'GOOD'} and nothing else (additionalProperties: false)" },
   'GET /ready': { owner: 38, reason: "ours answers {status: 'ready'}; Unleash's healthCheckSchema is {health: 'GOOD'} and nothing else" },
   'GET /api/admin/addons': { owner: 38, reason: "providers: no documentationUrl (required), and parameters are names where Unleash's are objects {name, displayName, type, required, sensitive, …}" },
-  'GET /api/admin/projects/{projectId}/features': { owner: 38, reason: 'no version; features lack stale and favorite (required) and carry project and lifecycle (not allowed); their environments lack type, sortOrder, variantCount, lastSeenAt (required)' },
 }

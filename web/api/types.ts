@@ -11,7 +11,9 @@ import type { ListedContextField } from '../../src/context/context.schemas'
 import type { Event } from '../../src/events/events.schemas'
 import type { LifecycleStage as LifecycleStageSchema } from '../../src/lifecycle/lifecycle.schemas'
 import type { ExportResult, ImportValidation } from '../../src/import-export/import-export.schemas'
+import type { Group as GroupSchema } from '../../src/groups/groups.schemas'
 import type { ListedSegment, SegmentUse as SegmentUseSchema } from '../../src/segments/segments.schemas'
+import type { OidcSettingsResponse, PasswordAuth as PasswordAuthSchema } from '../../src/sso/sso.schemas'
 import type { FeatureStrategy, StrategyDefinition as StrategyDefinitionSchema } from '../../src/strategies/strategies.schemas'
 import type { Tag as TagSchema, TagType as TagTypeSchema } from '../../src/tags/tags.schemas'
 import type { CreatedPat as CreatedPatSchema, Me as MeSchema, Pat, User as UserSchema } from '../../src/users/users.schemas'
@@ -40,7 +42,9 @@ type WithConstraints<T> = Omit<T, 'constraints'> & { constraints: Constraint[] }
 
 export type Project = Answer<typeof ProjectSchema>
 export type Environment = Answer<typeof EnvironmentSchema>
-export type FeatureSummary = Answer<typeof FeatureListItem>
+type ListedFeature = Answer<typeof FeatureListItem>
+/** A flag of a project's list as the flag list reads it: with its lifecycle stage (include=lifecycle) and its project (the list's). */
+export type FeatureSummary = Omit<ListedFeature, 'lifecycle'> & Required<Pick<ListedFeature, 'lifecycle'>> & { project: string }
 export type Strategy = WithConstraints<Answer<typeof FeatureStrategy>>
 type DetailsEnvironment = Answer<typeof FeatureDetailsSchema>['environments'][number]
 export type FeatureEnvironment = Omit<DetailsEnvironment, 'strategies'> & { strategies: Strategy[] }
@@ -67,7 +71,10 @@ export type User = Answer<typeof UserSchema>
 export type PersonalAccessToken = Answer<typeof Pat>
 export type CreatedPersonalAccessToken = Answer<typeof CreatedPatSchema>
 export type Validation = Answer<typeof ImportValidation>
+export type OidcSettings = Answer<typeof OidcSettingsResponse>
+export type PasswordAuth = Answer<typeof PasswordAuthSchema>
+export type Group = Answer<typeof GroupSchema>
 export type Export = Answer<typeof ExportResult>
 
 /** A flag as writes name it: its project and its name. */
-export type FlagRef = Pick<FeatureSummary, 'project' | 'name'>
+export type FlagRef = Pick<FeatureDetails, 'project' | 'name'>

@@ -37,6 +37,31 @@ const TABLE: Record<string, Need> = {
   'POST /api/admin/projects/:projectId/features/:featureName/environments/:environment/on': 'editor',
   'POST /api/admin/projects/:projectId/features/:featureName/environments/:environment/off': 'editor',
   'POST /api/admin/projects/:projectId/revive': 'editor',
+  'PATCH /api/admin/projects/:projectId/features/:featureName': 'editor',
+  'GET /api/admin/projects/:projectId/features/:featureName/environments/:environment': 'viewer',
+  'POST /api/admin/projects/:projectId/features/:featureName/clone': 'editor',
+  'POST /api/admin/features/validate': 'viewer',
+  'POST /api/admin/projects/:projectId/bulk_features/environments/:environment/on': 'editor',
+  'POST /api/admin/projects/:projectId/bulk_features/environments/:environment/off': 'editor',
+  'POST /api/admin/projects/:projectId/archive': 'editor',
+  'POST /api/admin/projects/:projectId/archive/validate': 'editor',
+  'POST /api/admin/projects/:projectId/delete': 'editor',
+  'DELETE /api/admin/archive/:featureName': 'editor',
+  'POST /api/admin/archive/revive/:featureName': 'editor',
+  'POST /api/admin/projects/:projectId/features/:featureName/link': 'editor',
+  'PUT /api/admin/projects/:projectId/features/:featureName/link/:linkId': 'editor',
+  'DELETE /api/admin/projects/:projectId/features/:featureName/link/:linkId': 'editor',
+  'POST /api/admin/projects/:projectId/features/:featureName/favorites': 'self',
+  'DELETE /api/admin/projects/:projectId/features/:featureName/favorites': 'self',
+  'POST /api/admin/projects/:projectId/favorites': 'self',
+  'DELETE /api/admin/projects/:projectId/favorites': 'self',
+  'GET /api/admin/personal-dashboard': 'self',
+  'GET /api/admin/personal-dashboard/:projectId': 'self',
+  'GET /api/admin/lifecycle/count': 'viewer',
+  'GET /api/admin/projects/:projectId/features/:featureName/parents': 'viewer',
+  'GET /api/admin/projects/:projectId/features/:featureName/parent-variants': 'viewer',
+  'PUT /api/admin/projects/:projectId/tags': 'editor',
+  'GET /api/client/features/:featureName': 'sdk',
   'GET /api/admin/projects/:projectId/features/:featureName/environments/:environment/variants': 'viewer',
   'PATCH /api/admin/projects/:projectId/features/:featureName/environments/:environment/variants': 'editor',
   'PUT /api/admin/projects/:projectId/features/:featureName/environments/:environment/variants': 'editor',
@@ -230,6 +255,7 @@ const concrete = (url: string) =>
     .replace(':name', 'no-such-definition')
     .replace(':parent', 'no-such-parent')
     .replace(':key', 'no-such-flag')
+    .replace(':linkId', '01ARZ3NDEKTSV4RRFFQ69G5FAV')
     .replace(':deliveryId', '999999')
     .replace(':groupId', '999999')
     .replace(':userId', '999999')
