@@ -21,7 +21,7 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as 
 export function methodNotAllowed (app: FastifyInstance): () => void {
   const paths = new Map<string, Set<string>>()
   /** The secret path parameters of a path (its log lines redact them for every method). */
-  const secrets = new Map<string, readonly string[]>()
+  const secrets = new Map<string, boolean | readonly string[]>()
   app.addHook('onRoute', (route) => {
     if (!route.url.startsWith('/api/') || route.config?.methodNotAllowed) return
     if (route.config?.secretPath) secrets.set(route.url, route.config.secretPath)

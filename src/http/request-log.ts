@@ -3,28 +3,35 @@ import fp from 'fastify-plugin'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The query holds secrets (an authorization code, a state): the log line shows the path only. */
+    /** The query holds secrets (an authorization code, a state, a reset token): the log line shows the path only. */
     secretQuery?: boolean
-    /** These path parameters may hold secrets (an API token's): the log line shows the route's path with them redacted. */
-    secretPath?: readonly string[]
+    /**
+     * Path parameters that hold secrets: true for every one (a sign-up token's path: the log line
+     * shows the route with them redacted and no query), or the names of those that may (an API
+     * token's: the route's path with them redacted, the others and the query as sent).
+     */
+    secretPath?: boolean | readonly string[]
   }
 }
 
 /**
- * The URL as logged: without its query when the route says the query holds secrets; with the
- * route's own path, its secret parameters redacted, when the route says the path may hold one.
+ * The URL as logged: without its query when the route says the query holds secrets, or when no
+ * route matched; the route's pattern with every parameter `[redacted]` (and no query) when its
+ * path holds secrets; the route's pattern with the named parameters `[redacted]` when it names
+ * the ones that may.
  */
 function loggedUrl (request: FastifyRequest) {
   const { url } = request
   const { secretQuery, secretPath } = request.routeOptions.config
-  if (secretQuery !== true && secretPath === undefined) return url
+  const route = request.routeOptions.url
+  if (secretPath === true && route !== undefined) return route.replace(/:[A-Za-z0-9_]+/g, '[redacted]')
   const at = url.indexOf('?')
-  const query = at < 0 ? '' : secretQuery === true ? '?[redacted]' : url.slice(at)
-  const pattern = request.routeOptions.url
-  const path = secretPath === undefined || pattern === undefined
-    ? url.slice(0, at < 0 ? url.length : at)
-    : pattern.replace(/:(\w+)/g, (_, name: string) =>
-      secretPath.includes(name) ? '[redacted]' : encodeURIComponent(String((request.params as Record<string, unknown>)[name] ?? '')))
+  // A path that matched no route: its query may be a link's meant for a page not served (the UI not built).
+  const query = at < 0 ? '' : secretQuery === true || route === undefined ? '?[redacted]' : url.slice(at)
+  if (!Array.isArray(secretPath) || route === undefined) return `${url.slice(0, at < 0 ? url.length : at)}${query}`
+  const named: readonly string[] = secretPath
+  const params = request.params as Record<string, unknown>
+  const path = route.replace(/:(\w+)/g, (_, name: string) => (named.includes(name) ? '[redacted]' : encodeURIComponent(String(params[name] ?? ''))))
   return `${path}${query}`
 }
 
