@@ -131,7 +131,7 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.post(
     '/api/admin/projects/:projectId/features',
     {
-      config: { access: 'token', role: 'editor' },
+      config: { access: 'token', role: 'editor', guard: 'none' },
       schema: {
         tags: ['Features'],
         operationId: 'createFeature',
@@ -188,7 +188,7 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.put(
     '/api/admin/projects/:projectId/features/:featureName',
     {
-      config: { access: 'token', role: 'editor' },
+      config: { access: 'token', role: 'editor', guard: 'none' },
       schema: {
         tags: ['Features'],
         operationId: 'updateFeature',
@@ -209,7 +209,7 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
     app.post(
       `/api/admin/projects/:projectId/features/:featureName/environments/:environment/${state}`,
       {
-        config: { access: 'token', role: 'editor' },
+        config: { access: 'token', role: 'editor', guard: 'environment' },
         schema: {
           tags: ['Features'],
           operationId: enabled ? 'toggleFeatureEnvironmentOn' : 'toggleFeatureEnvironmentOff',
@@ -231,7 +231,7 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.delete(
     '/api/admin/projects/:projectId/features/:featureName',
     {
-      config: { access: 'token', role: 'editor' },
+      config: { access: 'token', role: 'editor', guard: 'project' },
       schema: {
         tags: ['Features'],
         operationId: 'archiveFeature',
@@ -253,7 +253,7 @@ export const featureRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.post(
     '/api/admin/projects/:projectId/revive',
     {
-      config: { access: 'token', role: 'editor' },
+      config: { access: 'token', role: 'editor', guard: 'project' },
       schema: {
         tags: ['Features'],
         operationId: 'reviveFeatures',

@@ -245,7 +245,7 @@ export const featureTagRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
   app.post(
     BASE,
     {
-      config: { access: 'token', role: 'editor' },
+      config: { access: 'token', role: 'editor', guard: 'none' },
       schema: {
         tags: ['Tags'],
         operationId: 'addTag',
@@ -266,7 +266,7 @@ export const featureTagRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
   app.put(
     BASE,
     {
-      config: { access: 'token', role: 'editor' },
+      config: { access: 'token', role: 'editor', guard: 'none' },
       schema: {
         tags: ['Tags'],
         operationId: 'updateTags',
@@ -284,7 +284,7 @@ export const featureTagRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
   app.delete(
     `${BASE}/:type/:value`,
     {
-      config: { access: 'token', role: 'editor' },
+      config: { access: 'token', role: 'editor', guard: 'none' },
       schema: {
         tags: ['Tags'],
         operationId: 'removeTag',

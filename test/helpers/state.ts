@@ -85,6 +85,12 @@ const TABLES = [
   'groups',
   'group_users',
   'group_project_roles',
+  'change_request_settings',
+  'change_requests',
+  'change_request_changes',
+  'change_request_reviews',
+  'change_request_comments',
+  'change_request_reviewers',
 ] as const
 
 /**
