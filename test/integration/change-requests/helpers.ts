@@ -42,3 +42,10 @@ export function changeRequestKit (t: TestApp) {
 
 export const crUrl = (project: string, rest = '') => `/api/admin/projects/${project}/change-requests${rest}`
 export const addUrl = (project: string, environment = 'production') => `/api/admin/projects/${project}/environments/${environment}/change-requests`
+
+/** Asserts a browser's answer is this refusal (the problem body); returns the body. */
+export function refused (res: { status: number; body: any; headers: Headers }, status: number, name: string) {
+  if (res.status !== status || res.body?.name !== name) throw new Error(`expected ${status} ${name}, got ${res.status} ${JSON.stringify(res.body)}`)
+  if (!String(res.headers.get('content-type')).startsWith('application/problem+json')) throw new Error(`expected a problem body, got ${res.headers.get('content-type')}`)
+  return res.body
+}
