@@ -176,7 +176,7 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   await app.register(groupRoutes, { db })
   await app.register(ssoRoutes, { sso })
   const rules = changeRules(config)
-  const scheduler = new Scheduler(db, rules, app.log)
+  const scheduler = new Scheduler(db, rules, app.log, config.changeRequestPollMs)
   await app.register(changeRequestRoutes, { context: { db, rules, scheduled: () => scheduler.wake() }, policy: changeRequestPolicy })
   // One change feed per instance: every cache that follows the state hears of a commit at once.
   const changes = new ChangeFeed(database, app.log)

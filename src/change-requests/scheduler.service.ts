@@ -18,10 +18,10 @@ import type { StoredRequest } from './change-requests.schemas.js'
 import { requestEvent } from './change-requests.service.js'
 import type { ChangeRules } from './payloads.js'
 
-/** How often an instance looks for schedules made through another one (a schedule made here wakes it at once). */
-export const SCHEDULE_POLL_MS = 1000
 /** Requests applied in one round at most; the next round follows at once. */
 const ROUND = 50
+/** When the due request is another instance's to apply, the wait before looking again. */
+const BUSY_RETRY_MS = 100
 
 const stamped = (request: StoredRequest, state: string) => ({ ...request.stateTimestamps, [state]: new Date().toISOString() })
 
@@ -65,7 +65,7 @@ export async function applyDue (db: Database, rules: ChangeRules): Promise<boole
   })
 }
 
-/** The worker: rounds of applyDue when due, when woken, and every SCHEDULE_POLL_MS. */
+/** The worker: rounds of applyDue when due, when woken, and every CHANGE_REQUEST_POLL_MS (`pollMs`). */
 export class Scheduler implements Worker {
   #running = false
   #timer: NodeJS.Timeout | undefined
@@ -76,14 +76,18 @@ export class Scheduler implements Worker {
     private readonly db: Database,
     private readonly rules: ChangeRules,
     private readonly log: FastifyBaseLogger,
-    private readonly pollMs = SCHEDULE_POLL_MS
+    private readonly pollMs: number
   ) {}
 
-  /** Starts with a round at once: what fell due while no instance ran is applied now. */
+  /**
+   * The first round comes within one poll (instances started together do not poll in step):
+   * what fell due while no instance ran is applied then.
+   */
   start (): void {
     if (this.#running) return
     this.#running = true
-    this.wake()
+    this.#timer = setTimeout(() => this.wake(), Math.random() * this.pollMs)
+    this.#timer.unref()
   }
 
   async stop (): Promise<void> {
@@ -109,15 +113,27 @@ export class Scheduler implements Worker {
     })
   }
 
-  /** Applies what is due, then waits for the next due time or the poll, whichever is sooner. */
+  /**
+   * Applies what is due, then waits for the next due time or the poll, whichever is sooner. A
+   * round with nothing due is one indexed read.
+   */
   async #run (): Promise<void> {
     let wait = this.pollMs
     try {
-      for (let n = 0; n < ROUND && (await applyDue(this.db, this.rules)); n++) {
-        if (n === ROUND - 1) wait = 0
+      for (let n = 0; ; n++) {
+        const { at, now } = await nextDue(this.db)
+        if (at === null) break
+        const until = at.getTime() - now.getTime()
+        if (until > 0 || n === ROUND) {
+          wait = n === ROUND ? 0 : Math.min(wait, until)
+          break
+        }
+        if (!(await applyDue(this.db, this.rules))) {
+          // Another instance holds what is due (applying it): look again shortly.
+          wait = Math.min(wait, BUSY_RETRY_MS)
+          break
+        }
       }
-      const { at, now } = await nextDue(this.db)
-      if (at !== null && wait > 0) wait = Math.max(0, Math.min(wait, at.getTime() - now.getTime()))
     } catch (err) {
       this.log.warn({ err }, 'applying scheduled change requests failed; tried again at the next poll')
     }

@@ -44,6 +44,7 @@ describe('loadConfig', () => {
       passwordHashCost: 17,
       publicUrl: undefined,
       oidc: {},
+      changeRequestPollMs: 1000,
       webhooks: {
         pollMs: 1000,
         leaseMs: 60000,

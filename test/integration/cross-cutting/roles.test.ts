@@ -151,6 +151,26 @@ const TABLE: Record<string, Need> = {
   'POST /api/admin/addons/:id/rotate-secret': 'admin',
   'GET /api/admin/addons/:id/deliveries': 'admin',
   'POST /api/admin/addons/:id/deliveries/:deliveryId/redeliver': 'admin',
+  'GET /api/admin/projects/:projectId/change-requests/config': 'viewer',
+  'PUT /api/admin/projects/:projectId/environments/:environment/change-requests/config': 'admin',
+  'POST /api/admin/projects/:projectId/environments/:environment/change-requests': 'editor',
+  'GET /api/admin/projects/:projectId/change-requests/scheduled': 'viewer',
+  'GET /api/admin/projects/:projectId/change-requests/count': 'viewer',
+  'GET /api/admin/projects/:projectId/change-requests/open': 'viewer',
+  'GET /api/admin/projects/:projectId/change-requests/pending': 'viewer',
+  'GET /api/admin/projects/:projectId/change-requests/actionable': 'viewer',
+  'GET /api/admin/projects/:projectId/change-requests': 'viewer',
+  'GET /api/admin/projects/:projectId/change-requests/pending/:featureName': 'viewer',
+  'GET /api/admin/projects/:projectId/change-requests/:id': 'viewer',
+  'DELETE /api/admin/projects/:projectId/change-requests/:id': 'editor',
+  'PUT /api/admin/projects/:projectId/change-requests/:changeRequestId/changes/:changeId': 'editor',
+  'DELETE /api/admin/projects/:projectId/change-requests/:changeRequestId/changes/:changeId': 'editor',
+  'PUT /api/admin/projects/:projectId/change-requests/:id/state': 'editor',
+  'PUT /api/admin/projects/:projectId/change-requests/:id/title': 'editor',
+  'GET /api/admin/projects/:projectId/change-requests/:id/approvers': 'viewer',
+  'PUT /api/admin/projects/:projectId/change-requests/:id/approvers': 'editor',
+  'POST /api/admin/projects/:projectId/change-requests/:id/comments': 'editor',
+  'GET /api/admin/projects/:projectId/change-requests/available-reviewers/:environment': 'viewer',
 }
 
 interface Caller {
@@ -194,6 +214,8 @@ const concrete = (url: string) =>
     .replace(':parent', 'no-such-parent')
     .replace(':key', 'no-such-flag')
     .replace(':deliveryId', '999999')
+    .replace(':changeRequestId', '999999')
+    .replace(':changeId', '999999')
     .replace(':groupId', '999999')
     .replace(':userId', '999999')
     .replace(':id', '999999')
