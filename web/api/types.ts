@@ -3,6 +3,7 @@
 // Only types come from src/ here (`import type`, erased by the build): no server code is bundled.
 import type { Static, TSchema } from '@sinclair/typebox'
 import type { CreatedToken as CreatedTokenSchema, TokenInfo } from '../../src/auth/tokens.schemas'
+import type { ChangeRequestCounts, ChangeRequestListItem, ChangeRequestView, EnvironmentConfig, Reviewers } from '../../src/change-requests/change-requests.schemas'
 import type { Environment as EnvironmentSchema, FeatureDetails as FeatureDetailsSchema, FeatureListItem, Project as ProjectSchema } from '../../src/catalog/catalog.schemas'
 import type { Constraint } from '../../src/constraints/constraints.schemas'
 import type { ListedContextField } from '../../src/context/context.schemas'
@@ -17,6 +18,8 @@ import type { Payload as PayloadSchema, Variant as VariantSchema } from '../../s
 import type { Addon, CreatedAddon as CreatedAddonSchema, Delivery as DeliverySchema, RotatedSecret as RotatedSecretSchema } from '../../src/webhooks/webhooks.schemas'
 
 export type { Constraint }
+import type { ChangeAction } from '../../src/vocabulary/change-requests'
+export type { ChangeAction, ChangeRequestState } from '../../src/vocabulary/change-requests'
 export type { Operator } from '../../src/vocabulary/operators'
 export type { StageName as Stage } from '../../src/vocabulary/stages'
 
@@ -66,6 +69,14 @@ export type PersonalAccessToken = Answer<typeof Pat>
 export type CreatedPersonalAccessToken = Answer<typeof CreatedPatSchema>
 export type Validation = Answer<typeof ImportValidation>
 export type Export = Answer<typeof ExportResult>
+
+export type ChangeRequest = Answer<typeof ChangeRequestView>
+export type ChangeRequestSummary = Answer<typeof ChangeRequestListItem>
+export type ChangeRequestConfig = Answer<typeof EnvironmentConfig>
+export type ChangeRequestCount = Answer<typeof ChangeRequestCounts>
+export type Reviewer = Answer<typeof Reviewers>['reviewers'][number]
+/** A change as a proposal sends it (POST …/environments/{e}/change-requests). */
+export interface ProposedChange { feature?: string; action: ChangeAction; payload?: unknown }
 
 /** A flag as writes name it: its project and its name. */
 export type FlagRef = Pick<FeatureSummary, 'project' | 'name'>
