@@ -14,7 +14,7 @@ export function FlagsScreen ({ project }: { project: string }) {
   const [creating, setCreating] = useState(false)
   const actions = (
     <>
-      <Link href={`/projects/${seg(project)}/change-requests`} role='button' className='secondary outline'>Change requests</Link>
+      <Link href={`/projects/${seg(project)}/change-requests`}>Change requests</Link>
       {session.can('change-flags') && <button type='button' onClick={() => setCreating(true)}>New flag</button>}
     </>
   )
