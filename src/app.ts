@@ -17,6 +17,7 @@ import { ofrepPathError, ofrepRoutes, targetsOfrepFlag } from './frontend/ofrep.
 import { clientErrorHandler, registerErrorHandling, sendError } from './http/error-handler.js'
 import { healthRoutes } from './http/health.routes.js'
 import { methodNotAllowed } from './http/method-not-allowed.js'
+import { noStorePlugin } from './http/no-store.js'
 import { openApiPlugin } from './http/openapi.js'
 import { requestGuardsPlugin } from './http/request-guards.js'
 import { REQUEST_ID_PATTERN, requestLogPlugin } from './http/request-log.js'
@@ -142,6 +143,7 @@ export async function buildApp (config: Config, { database, resolve = systemReso
     signOutLocation: (sessionId, origin) => signOutLocation(sso, sessionId, origin),
   }
   await app.register(requestLogPlugin)
+  await app.register(noStorePlugin)
   await app.register(authPlugin, { tokens, people, loginHint: () => signIn.loginHint() })
   await app.register(requestGuardsPlugin)
   // Change requests: a person's direct write to a guarded environment is refused (routes declare `config.guard`).

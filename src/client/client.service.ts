@@ -1,3 +1,4 @@
+import { readSnapshot } from '../db/snapshot.js'
 import { createHash } from 'node:crypto'
 import semver from 'semver'
 import { ALL, type TokenScope } from '../access/scope.js'
@@ -107,10 +108,7 @@ export async function clientFeatures (db: Database, token: TokenScope, request: 
   const { environment, projects, namePrefix, project } = filter
   const { features, segments } = outsideScope(filter)
     ? { features: [], segments: [] }
-    : await db
-      .transaction()
-      .setIsolationLevel('repeatable read')
-      .execute((trx) => readClientState(trx, filter, !request.segments))
+    : await readSnapshot(db, (trx) => readClientState(trx, filter, !request.segments))
   return {
     version: 2,
     features,
