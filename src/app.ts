@@ -3,7 +3,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, type FastifyServerOptions, LogController } from 'fastify'
 import { authPlugin, TokenCache } from './auth/auth.plugin.js'
 import { tokenRoutes } from './auth/tokens.routes.js'
-import { environmentRoutes, featureRoutes, projectRoutes } from './catalog/catalog.routes.js'
+import { featureRoutes } from './catalog/catalog.routes.js'
+import { environmentRoutes } from './catalog/environments.routes.js'
+import { projectEnvironmentRoutes } from './catalog/project-environments.routes.js'
+import { projectRoutes } from './catalog/projects.routes.js'
+import { archiveRoutes } from './catalog/archive.routes.js'
 import { Background } from './background/background.js'
 import { ClientState } from './client/client-state.js'
 import { clientRoutes } from './client/client.routes.js'
@@ -28,7 +32,11 @@ import { metricsPlugin } from './metrics/metrics.plugin.js'
 import { dependencyRoutes } from './dependencies/dependencies.routes.js'
 import { constraintRoutes } from './context/constraint-check.routes.js'
 import { contextRoutes } from './context/context.routes.js'
+import { projectContextRoutes } from './context/project-context.routes.js'
 import { featureTypeRoutes } from './feature-types/feature-types.routes.js'
+import { featureLinkRoutes } from './feature-links/feature-links.routes.js'
+import { favouriteRoutes } from './favourites/favourites.routes.js'
+import { dashboardRoutes } from './dashboard/dashboard.routes.js'
 import { featureTagRoutes, tagRoutes, tagTypeRoutes } from './tags/tags.routes.js'
 import { importExportRoutes } from './import-export/import-export.routes.js'
 import { importRules } from './import-export/import-elements.js'
@@ -156,7 +164,12 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   await app.register(healthRoutes, { db })
   await app.register(projectRoutes, { db })
   await app.register(environmentRoutes, { db })
-  await app.register(featureRoutes, { db })
+  await app.register(projectEnvironmentRoutes, { db, limits: config.strategyLimits })
+  await app.register(featureRoutes, { db, config })
+  await app.register(archiveRoutes, { db })
+  await app.register(featureLinkRoutes, { db })
+  await app.register(favouriteRoutes, { db })
+  await app.register(dashboardRoutes, { db })
   await app.register(variantsRoutes, { db, config })
   await app.register(definitionRoutes, { db })
   await app.register(strategyRoutes, { db, config })
@@ -164,6 +177,7 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   await app.register(dependencyRoutes, { db })
   await app.register(constraintRoutes, { db, limits: config.strategyLimits })
   await app.register(contextRoutes, { db })
+  await app.register(projectContextRoutes, { db })
   await app.register(tagTypeRoutes, { db })
   await app.register(tagRoutes, { db })
   await app.register(featureTagRoutes, { db })

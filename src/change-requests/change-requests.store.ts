@@ -8,6 +8,11 @@ import type { CurrentState } from './change-rules.js'
 
 // Settings
 
+/** The project of a feature, archived or not (undefined: no such feature). */
+export async function projectOfFeature (db: Queryable, name: string): Promise<string | undefined> {
+  return (await db.selectFrom('features').select('project_id').where('name', '=', name).executeTakeFirst())?.project_id
+}
+
 /** The environments enabled in a project, each with its change request setting (none: off). */
 export async function environmentSettings (db: Queryable, project: string) {
   return db

@@ -3,6 +3,7 @@ import fp from 'fastify-plugin'
 import type { Database } from '../db/types.js'
 import { permissionDenied } from '../errors.js'
 import { findSegment } from '../segments/segments.store.js'
+import { projectOfFeature } from './change-requests.store.js'
 import type { ChangeRequestPolicy } from './policy.service.js'
 
 /**
@@ -11,6 +12,8 @@ import type { ChangeRequestPolicy } from './policy.service.js'
  * - `environments`: a feature in the environments its body lists (`body.environments`);
  * - `project`: a feature in every environment of the path's project (archive, revive,
  *   dependencies): refused while any environment of the project is guarded;
+ * - `feature`: the path's `:featureName` (archived or not), in its project: as `project`
+ *   (the archive's routes by name: revive, delete for good);
  * - `segment`: the segment of the path's `:id`, when it belongs to a project: as `project`;
  * - `import`: the body's `project` and `environment` (an import);
  * - `none`: nothing change requests guard (a new feature, tags, lifecycle, metadata).
@@ -18,7 +21,7 @@ import type { ChangeRequestPolicy } from './policy.service.js'
  * route table); a person's request to a guarded one is refused with 403, saying to use a change
  * request. API tokens write directly, and their events say so (a token's name, no user).
  */
-export type Guard = 'environment' | 'environments' | 'project' | 'segment' | 'import' | 'none'
+export type Guard = 'environment' | 'environments' | 'project' | 'feature' | 'segment' | 'import' | 'none'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -40,7 +43,7 @@ const inProject = (project: string, guarded: ReadonlySet<string>) => {
   return permissionDenied(`Project ${project} requires change requests in ${[...guarded].sort().join(', ')}: archiving, dependencies and the project's segments change every environment, so people propose them in a change request (${ADD(project, first!)})`)
 }
 
-type Params = { projectId?: string; environment?: string; id?: number }
+type Params = { projectId?: string; environment?: string; featureName?: string; id?: number }
 type Body = { environments?: unknown; project?: unknown; environment?: unknown } | undefined
 
 async function check (request: FastifyRequest, guard: Guard, policy: ChangeRequestPolicy, db: Database) {
@@ -65,6 +68,13 @@ async function check (request: FastifyRequest, guard: Guard, policy: ChangeReque
     case 'project': {
       const guarded = await policy.guarded(params.projectId!)
       if (guarded.size > 0) throw inProject(params.projectId!, guarded)
+      return
+    }
+    case 'feature': {
+      const project = params.featureName === undefined ? undefined : await projectOfFeature(db, params.featureName)
+      if (project === undefined) return
+      const guarded = await policy.guarded(project)
+      if (guarded.size > 0) throw inProject(project, guarded)
       return
     }
     case 'segment': {

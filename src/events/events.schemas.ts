@@ -87,6 +87,19 @@ export const EVENT_TYPES = [
   'change-request-scheduled-application-success',
   'change-request-scheduled-application-failure',
   'change-request-schedule-suspended',
+  'feature-stale-on',
+  'feature-stale-off',
+  'feature-deleted',
+  'feature-link-added',
+  'feature-link-updated',
+  'feature-link-removed',
+  'feature-favorited',
+  'feature-unfavorited',
+  'project-favorited',
+  'project-unfavorited',
+  'environment-updated',
+  'project-environment-removed',
+  'default-strategy-updated',
 ] as const
 
 export type EventType = (typeof EVENT_TYPES)[number]

@@ -74,7 +74,7 @@ describe('the image', () => {
       .withBindMounts([{ source: dataDir, target: '/app/data' }])
       .withExposedPorts(4242)
       .withWaitStrategy(Wait.forHealthCheck())
-      .withStartupTimeout(120_000)
+      .withStartupTimeout(240_000)
       .start()
     expect((await fetch(`${base()}/ready`)).status).toBe(200)
     expect((await container.exec(['id', '-u'])).output.trim()).toBe('1000')

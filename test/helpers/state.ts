@@ -91,6 +91,9 @@ const TABLES = [
   'change_request_reviews',
   'change_request_comments',
   'change_request_reviewers',
+  'feature_links',
+  'favorite_features',
+  'favorite_projects',
 ] as const
 
 /**

@@ -66,7 +66,7 @@ describe('a person\'s direct writes', () => {
     expect((await call(alice, 'PUT', `/api/admin/projects/${p}/features/${f}`, { description: 'fine' })).status).toBe(200)
   })
 
-  it('acting on every environment (archive, revive, dependencies, the project\'s segments): 403 while any environment of the project is guarded', async () => {
+  it('acting on every environment (archive, revive and delete for good, also by name, dependencies, the project\'s segments): 403 while any environment of the project is guarded', async () => {
     const p = await kit.project()
     const [f, parent, old] = [await kit.feature(p), await kit.feature(p), await kit.feature(p)]
     await admin.delete(`/api/admin/projects/${p}/features/${old}`)
@@ -76,6 +76,8 @@ describe('a person\'s direct writes', () => {
     for (const [method, path, body] of [
       ['DELETE', `/api/admin/projects/${p}/features/${f}`],
       ['POST', `/api/admin/projects/${p}/revive`, { features: [old] }],
+      ['POST', `/api/admin/archive/revive/${old}`],
+      ['DELETE', `/api/admin/archive/${old}`],
       ['POST', `/api/admin/projects/${p}/features/${f}/dependencies`, { feature: parent }],
       ['DELETE', `/api/admin/projects/${p}/features/${f}/dependencies`],
       ['DELETE', `/api/admin/projects/${p}/features/${f}/dependencies/${parent}`],
@@ -84,6 +86,9 @@ describe('a person\'s direct writes', () => {
     ] as const) {
       expect(refused(await call(alice, method, path, body), 403, 'PermissionError').detail, `${method} ${path}`).toMatch(new RegExp(`Project ${p} requires change requests in production`))
     }
+    // Switching several flags on at once in the guarded environment is refused as one switch is.
+    expect(refused(await call(alice, 'POST', `/api/admin/projects/${p}/bulk_features/environments/production/on`, { features: [f] }), 403, 'PermissionError').detail)
+      .toMatch(new RegExp(`Environment production of project ${p} requires change requests`))
     expect(await databaseFingerprint(t.database.db)).toEqual(before)
     // A segment of no project is changed directly.
     expect((await call(alice, 'PUT', `/api/admin/segments/${global}`, { name: uniqueName('seg'), constraints: [] })).status).toBe(204)
@@ -109,8 +114,9 @@ describe('the route table', () => {
     expect(subject.length).toBeGreaterThan(20)
     const undeclared = subject.filter((r) => t.app.routeGuards.get(`${r.method} ${r.url}`) === undefined).map((r) => `${r.method} ${r.url}`)
     expect(undeclared).toEqual([])
-    // The ones that change what SDKs see in one environment are guarded by it.
-    for (const r of subject.filter((x) => x.url.includes('/environments/:environment/') && !x.url.includes('change-requests'))) {
+    // The ones that change what SDKs see in one environment are guarded by it. A project's default
+    // strategy there is a setting of the project (Admins), used only when a flag is switched on later.
+    for (const r of subject.filter((x) => x.url.includes('/environments/:environment/') && !x.url.includes('change-requests') && !x.url.endsWith('/default-strategy'))) {
       expect(t.app.routeGuards.get(`${r.method} ${r.url}`), `${r.method} ${r.url}`).toBe('environment')
     }
   })
