@@ -27,6 +27,9 @@ export const keys = {
   apiTokens: ['api-tokens'] as const,
   personalAccessTokens: ['personal-access-tokens'] as const,
   webhooks: ['webhooks'] as const,
+  oidcSettings: ['oidc-settings'] as const,
+  passwordAuth: ['password-auth'] as const,
+  groups: ['groups'] as const,
   deliveries: (webhook: string) => ['deliveries', webhook] as const,
   /** A project's change requests: its settings, its list, one request, the caller's own; ['change-requests', project] covers them all. */
   changeRequests: (project: string) => ['change-requests', project] as const,

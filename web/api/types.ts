@@ -12,7 +12,9 @@ import type { ListedContextField } from '../../src/context/context.schemas'
 import type { Event } from '../../src/events/events.schemas'
 import type { LifecycleStage as LifecycleStageSchema } from '../../src/lifecycle/lifecycle.schemas'
 import type { ExportResult, ImportValidation } from '../../src/import-export/import-export.schemas'
+import type { Group as GroupSchema } from '../../src/groups/groups.schemas'
 import type { ListedSegment, SegmentUse as SegmentUseSchema } from '../../src/segments/segments.schemas'
+import type { OidcSettingsResponse, PasswordAuth as PasswordAuthSchema } from '../../src/sso/sso.schemas'
 import type { FeatureStrategy, StrategyDefinition as StrategyDefinitionSchema } from '../../src/strategies/strategies.schemas'
 import type { Tag as TagSchema, TagType as TagTypeSchema } from '../../src/tags/tags.schemas'
 import type { CreatedPat as CreatedPatSchema, Me as MeSchema, Pat, User as UserSchema } from '../../src/users/users.schemas'
@@ -72,6 +74,9 @@ export type User = Answer<typeof UserSchema>
 export type PersonalAccessToken = Answer<typeof Pat>
 export type CreatedPersonalAccessToken = Answer<typeof CreatedPatSchema>
 export type Validation = Answer<typeof ImportValidation>
+export type OidcSettings = Answer<typeof OidcSettingsResponse>
+export type PasswordAuth = Answer<typeof PasswordAuthSchema>
+export type Group = Answer<typeof GroupSchema>
 export type Export = Answer<typeof ExportResult>
 
 export type ChangeRequest = Answer<typeof ChangeRequestView>
