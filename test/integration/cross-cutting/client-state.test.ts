@@ -1142,6 +1142,8 @@ describe('every write route records an event and moves the client version; a ref
       'POST /api/frontend/client/register',
       'POST /ofrep/v1/evaluate/flags/:key',
       'POST /ofrep/v1/evaluate/flags',
+      'POST /api/admin/playground',
+      'POST /api/admin/playground/advanced',
       // Sessions and password checks are not changes readers see.
       'POST /auth/simple/login',
       'POST /logout',
