@@ -24,7 +24,8 @@ const flagQuery = (project: string, name: string) => ({
 
 export const useFlags = (project: string) => useQuery(flagsQuery(project))
 
-export const useFlag = (project: string, name: string) => useQuery(flagQuery(project, name))
+/** A flag as its page reads it (read only when `enabled`). */
+export const useFlag = (project: string, name: string, enabled = true) => useQuery({ ...flagQuery(project, name), enabled })
 
 /**
  * Starts reading what the first screen shows while the script asks who is signed in: a flag

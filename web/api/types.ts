@@ -3,6 +3,7 @@
 // Only types come from src/ here (`import type`, erased by the build): no server code is bundled.
 import type { Static, TSchema } from '@sinclair/typebox'
 import type { CreatedToken as CreatedTokenSchema, TokenInfo } from '../../src/auth/tokens.schemas'
+import type { ChangeRequestCounts, ChangeRequestListItem, ChangeRequestView, EnvironmentConfig, Reviewers } from '../../src/change-requests/change-requests.schemas'
 import type { FeatureDetails as FeatureDetailsSchema, FeatureListItem } from '../../src/catalog/catalog.schemas'
 import type { Environment as EnvironmentSchema } from '../../src/catalog/environments.schemas'
 import type { Project as ProjectSchema } from '../../src/catalog/projects.schemas'
@@ -21,6 +22,8 @@ import type { Payload as PayloadSchema, Variant as VariantSchema } from '../../s
 import type { Addon, CreatedAddon as CreatedAddonSchema, Delivery as DeliverySchema, RotatedSecret as RotatedSecretSchema } from '../../src/webhooks/webhooks.schemas'
 
 export type { Constraint }
+import type { ChangeAction } from '../../src/vocabulary/change-requests'
+export type { ChangeAction, ChangeRequestState } from '../../src/vocabulary/change-requests'
 export type { Operator } from '../../src/vocabulary/operators'
 export type { StageName as Stage } from '../../src/vocabulary/stages'
 
@@ -76,6 +79,14 @@ export type OidcSettings = Answer<typeof OidcSettingsResponse>
 export type PasswordAuth = Answer<typeof PasswordAuthSchema>
 export type Group = Answer<typeof GroupSchema>
 export type Export = Answer<typeof ExportResult>
+
+export type ChangeRequest = Answer<typeof ChangeRequestView>
+export type ChangeRequestSummary = Answer<typeof ChangeRequestListItem>
+export type ChangeRequestConfig = Answer<typeof EnvironmentConfig>
+export type ChangeRequestCount = Answer<typeof ChangeRequestCounts>
+export type Reviewer = Answer<typeof Reviewers>['reviewers'][number]
+/** A change as a proposal sends it (POST …/environments/{e}/change-requests). */
+export interface ProposedChange { feature?: string; action: ChangeAction; payload?: unknown }
 
 /** A flag as writes name it: its project and its name. */
 export type FlagRef = Pick<FeatureDetails, 'project' | 'name'>
