@@ -13,7 +13,7 @@ const t = useTestApp()
 const fill = (url: string) =>
   url.replace(/:(\w+)/g, (_, name: string) => ({ projectId: 'default', environment: 'development', id: '1', userId: '1', deliveryId: '1' } as Record<string, string>)[name] ?? 'x')
 
-const isPrivate = (url: string) => url.startsWith('/api/admin/') || url.startsWith('/auth/') || url === '/logout'
+const isPrivate = (url: string) => url.startsWith('/api/admin/') || url.startsWith('/auth/') || url === '/logout' || url.startsWith('/invite/')
 
 describe('Cache-Control: no-store', () => {
   it('on every answer of every documented admin and session route, with a token, without one, and for HEAD', async () => {
