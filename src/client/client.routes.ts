@@ -1,14 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import type { Database } from '../db/types.js'
 import { replyConditionally } from '../http/conditional.js'
 import { errorStatuses } from '../http/openapi.js'
 import { responseHeader } from '../http/schemas.js'
-import type { ClientState } from './client-state.js'
 import { ClientFeatures, ClientFeaturesQuery, ClientSpecHeader } from './client.schemas.js'
-import { pollClientFeatures, readsSegments } from './client.service.js'
+import { type ClientFeaturesReader, readsSegments } from './client.service.js'
 
-export const clientRoutes: FastifyPluginAsyncTypebox<{ db: Database; state: ClientState }> = async (app, { db, state }) => {
+export const clientRoutes: FastifyPluginAsyncTypebox<{ features: ClientFeaturesReader }> = async (app, { features }) => {
   app.get(
     '/api/client/features',
     {
@@ -37,7 +35,7 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ db: Database; state: Clie
     },
     async (request, reply) => {
       const wants = { ...request.query, segments: readsSegments(request.headers['unleash-client-spec']) }
-      const { etag, json } = await pollClientFeatures(db, state, request.token, wants)
+      const { etag, json } = await features(request.token, wants)
       return replyConditionally(reply, request.headers['if-none-match'], etag, json)
     }
   )

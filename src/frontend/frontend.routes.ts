@@ -7,7 +7,7 @@ import { errorStatuses } from '../http/openapi.js'
 import { EmptyReply, responseHeader } from '../http/schemas.js'
 import { UsageRate } from '../usage/admission.js'
 import { ClientMetrics } from '../usage/usage.schemas.js'
-import type { UsageRecorder } from '../usage/usage.service.js'
+import type { UsageSink } from '../usage/usage.service.js'
 import { frontendContext } from './context.js'
 import type { Engines } from './engines.js'
 import { FrontendBody, FrontendQuery, FrontendRegistration, FrontendToggles } from './frontend.schemas.js'
@@ -15,7 +15,7 @@ import { frontendToggles } from './frontend.service.js'
 import { type Answer, bytesUntilSent } from './pooled-sending.js'
 
 interface Options {
-  usage: UsageRecorder
+  usage: UsageSink
   engines: Engines
   origins: readonly string[]
   ratePerMinute: number
@@ -114,6 +114,7 @@ export const frontendRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
     },
     async (request, reply) => {
       rate.take(request.token.name)
+      usage.announce(request.token, request.body)
       return reply.code(200).send()
     }
   )

@@ -70,6 +70,11 @@ export function ofrepPathError (request: FastifyRequest, reply: FastifyReply) {
   return reply.code(400).type('application/json; charset=utf-8').send({ errorCode: 'PARSE_ERROR', errorDetails: 'The flag key in the path is not valid percent-encoding' })
 }
 
+/** Errors the router raises before any route is found: OFREP's answer on its single-flag route, the problem body elsewhere. */
+export function ofrepFrameworkErrors (error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  return request.method === 'POST' && targetsOfrepFlag(request.url) ? ofrepPathError(request, reply) : sendError(request, reply, error)
+}
+
 export const ofrepRoutes: FastifyPluginAsyncTypebox<{ engines: Engines; origins: readonly string[] }> = async (app, { engines, origins }) => {
   const { preflight } = cors(app, origins)
 
