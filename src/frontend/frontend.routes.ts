@@ -19,6 +19,8 @@ interface Options {
   engines: Engines
   origins: readonly string[]
   ratePerMinute: number
+  /** Statuses this mode adds to every route's (a relay's 511: no client token covers the frontend token). */
+  moreErrors?: number[]
 }
 
 const TOGGLES_DESCRIPTION =
@@ -28,7 +30,7 @@ const togglesResponse = {
   200: { ...FrontendToggles, headers: { etag: responseHeader('A hash of this answer', true) } },
 }
 
-export const frontendRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { usage, engines, origins, ratePerMinute }) => {
+export const frontendRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { usage, engines, origins, ratePerMinute, moreErrors = [] }) => {
   const { preflight } = cors(app, origins)
   const rate = new UsageRate(ratePerMinute)
 
@@ -48,7 +50,7 @@ export const frontendRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
         description: `${TOGGLES_DESCRIPTION} If-None-Match (compared weakly) is answered 304 when the answer is the same.`,
         querystring: FrontendQuery,
         headers: Type.Object({ 'if-none-match': Type.Optional(Type.String()) }),
-        errors: errorStatuses(400, 403),
+        errors: errorStatuses(400, 403, ...moreErrors),
         response: {
           ...togglesResponse,
           304: { type: 'null', description: 'Not modified', headers: { etag: responseHeader('A hash of the answer', true) } },
@@ -69,7 +71,7 @@ export const frontendRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
         summary: 'The features on for a context given in the body',
         description: `${TOGGLES_DESCRIPTION} Body: {context: {…}}, the fields of the GET query.`,
         body: FrontendBody,
-        errors: errorStatuses(400, 403, 413, 415),
+        errors: errorStatuses(400, 403, 413, 415, ...moreErrors),
         response: togglesResponse,
       },
     },
@@ -87,7 +89,7 @@ export const frontendRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
         description:
           "As Unleash: 200. The client API's metrics body and rules: counts in hourly buckets of the token's environment, features outside its projects ignored, the first evaluation moves the lifecycle (pre-live, live) when the counts are written (every USAGE_FLUSH_MS). At most CLIENT_USAGE_RATE reports per token per minute (429); CLIENT_MAX_APPLICATIONS applications per token.",
         body: ClientMetrics,
-        errors: errorStatuses(400, 403, 413, 415),
+        errors: errorStatuses(400, 403, 413, 415, ...moreErrors),
         response: { 200: EmptyReply },
       },
     },
@@ -108,7 +110,7 @@ export const frontendRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
         summary: 'A browser SDK announces itself',
         description: 'As Unleash: 200, and nothing is stored (Unleash keeps it for future use). The body is validated; at most CLIENT_USAGE_RATE reports per token per minute (429).',
         body: FrontendRegistration,
-        errors: errorStatuses(400, 403, 413, 415),
+        errors: errorStatuses(400, 403, 413, 415, ...moreErrors),
         response: { 200: EmptyReply },
       },
     },
