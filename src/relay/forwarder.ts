@@ -21,7 +21,6 @@ const rowsOf = (p: Pending) => p.applications.size + p.metrics.size
 export interface ForwardStats {
   forwarded: number
   dropped: { full: number; refused: number; unserved: number }
-  requests: number
 }
 
 export interface ForwarderOptions {
@@ -50,7 +49,7 @@ export class UsageForwarder implements UsageSink, Worker {
   #rows = 0
   #flushing: Promise<void> | undefined
   readonly #timer: Worker
-  readonly stats: ForwardStats = { forwarded: 0, dropped: { full: 0, refused: 0, unserved: 0 }, requests: 0 }
+  readonly stats: ForwardStats = { forwarded: 0, dropped: { full: 0, refused: 0, unserved: 0 } }
 
   constructor (private readonly upstream: Upstream, private readonly options: ForwarderOptions) {
     this.#timer = every(options.flushMs, () => this.flush(), { onError: (err) => options.log.warn({ err }, 'relay: sending usage upstream failed') })
@@ -168,7 +167,6 @@ export class UsageForwarder implements UsageSink, Worker {
       const rows = rowsOf(pending)
       const body = { applications: [...pending.applications.values()], metrics: [...pending.metrics.values()] }
       try {
-        this.stats.requests++
         const status = await this.upstream.bulk(secret, body)
         if (status >= 200 && status < 300) {
           this.stats.forwarded += rows

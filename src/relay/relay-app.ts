@@ -55,7 +55,9 @@ function relayMetrics (relay: Relay, forwarder: UsageForwarder) {
       for (const [reason, n] of Object.entries(forwarder.stats.dropped)) g.set({ reason }, n)
     }, ['reason'])
     gauge('relay_metrics_pending', 'Usage rows waiting to be sent upstream', (g) => g.set(forwarder.pending))
-    gauge('relay_metrics_requests_total', 'Batches of usage sent upstream (POST /api/client/metrics/bulk)', (g) => g.set(forwarder.stats.requests))
+    gauge('relay_upstream_requests_total', 'Requests sent to the upstream, by kind: validate (tokens), features (polls), stream (streams opened), bulk (usage batches)', (g) => {
+      for (const [kind, n] of Object.entries(relay.upstream.requests)) g.set({ kind }, n)
+    }, ['kind'])
   }
 }
 

@@ -140,17 +140,20 @@ export class ScopeState {
 
   /** Applies the upstream's change events (a stream's update) to what is held; returns the events of what differs. */
   apply (events: readonly DeltaEvent[], revision: bigint | undefined, seq: () => number): DeltaEvent[] {
-    const features = new Map(this.#features)
+    let features = new Map(this.#features)
     const segments = new Map(this.#segments)
+    const added = new Set<string>()
     for (const event of events) {
       switch (event.type) {
         case 'hydration':
           features.clear()
           segments.clear()
+          added.clear()
           for (const f of event.features) features.set(f.name, this.#held(this.#features.get(f.name), f))
           for (const s of event.segments) segments.set(s.id, this.#held(this.#segments.get(s.id), s))
           break
         case 'feature-updated':
+          if (!features.has(event.feature.name)) added.add(event.feature.name)
           features.set(event.feature.name, this.#held(this.#features.get(event.feature.name), event.feature))
           break
         case 'feature-removed':
@@ -164,6 +167,7 @@ export class ScopeState {
           break
       }
     }
+    if (added.size > 0) features = inNameOrder(features, added)
     const used = new Set(usedSegmentIds([...features.values()].map((h) => h.value)))
     for (const id of segments.keys()) if (!used.has(id)) segments.delete(id)
     return this.#commit(features, segments, revision, seq)
@@ -219,6 +223,24 @@ export class ScopeState {
     this.#snapshot = undefined
     this.prepared.clear()
   }
+}
+
+/**
+ * The features with those `added` (by a change) placed in name order among the others, which
+ * keep the upstream's order: where the upstream orders by name (this server, on PostgreSQL's C
+ * and musl collations; Unleash), the order it would give.
+ */
+function inNameOrder<T> (features: Map<string, T>, added: Set<string>): Map<string, T> {
+  const kept = [...features.keys()].filter((name) => !added.has(name))
+  const fresh = [...added].filter((name) => features.has(name)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+  const ordered: string[] = []
+  let i = 0
+  for (const name of fresh) {
+    while (i < kept.length && kept[i]! < name) ordered.push(kept[i++]!)
+    ordered.push(name)
+  }
+  ordered.push(...kept.slice(i))
+  return new Map(ordered.map((name) => [name, features.get(name)!]))
 }
 
 function sameOrder<T> (a: Map<string, T>, b: Map<string, T>): boolean {

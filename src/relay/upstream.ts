@@ -36,6 +36,8 @@ export class Upstream {
   /** Why the last failure failed. */
   lastError: string | undefined
   readonly #headers: Record<string, string>
+  /** Requests sent, by kind: for the metrics and tests. */
+  readonly requests = { validate: 0, features: 0, stream: 0, bulk: 0 }
 
   constructor (readonly url: string, identity: RelayIdentity) {
     this.#headers = {
@@ -108,6 +110,7 @@ export class Upstream {
   /** The valid tokens among `secrets` (POST /edge/validate), with their scopes. */
   async validate (secrets: readonly string[]): Promise<ValidatedToken[]> {
     const path = '/edge/validate'
+    this.requests.validate++
     const res = await this.#fetch(path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ tokens: secrets }) })
     if (res.status !== 200) {
       await res.body?.cancel()
@@ -128,6 +131,7 @@ export class Upstream {
   /** GET /api/client/features with the ETag held: 304, the answer, or the upstream's refusal of the token. */
   async features (secret: string, etag: string | undefined): Promise<{ status: 304 } | { status: 200; etag: string | undefined; body: unknown } | { status: 'refused'; code: number }> {
     const path = '/api/client/features'
+    this.requests.features++
     const res = await this.#fetch(path, { secret, headers: etag === undefined ? {} : { 'if-none-match': etag } })
     if (res.status === 304) {
       await res.body?.cancel()
@@ -146,6 +150,7 @@ export class Upstream {
 
   /** Opens GET /api/client/streaming (the answer's body is the stream; the caller reads and closes it). */
   stream (secret: string, lastEventId: string | undefined, signal: AbortSignal): Promise<Response> {
+    this.requests.stream++
     const timeout = AbortSignal.timeout(TIMEOUT_MS)
     const headers = { accept: 'text/event-stream', ...(lastEventId !== undefined && { 'last-event-id': lastEventId }) }
     // The timeout covers the headers only: the stream itself lives until `signal` aborts it.
@@ -158,6 +163,7 @@ export class Upstream {
 
   /** POST /api/client/metrics/bulk: the status of the upstream's answer (2xx delivered, 4xx refused). */
   async bulk (secret: string, body: unknown): Promise<number> {
+    this.requests.bulk++
     const res = await this.#fetch('/api/client/metrics/bulk', { method: 'POST', secret, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })
     await res.body?.cancel()
     return res.status
