@@ -67,8 +67,9 @@ export function relayDelta (relay: Relay): DeltaReader {
     const scope = scopeOf(relay, token)
     const filter = clientFilter(token, query)
     const etag = `"${scope.revision}"`
-    const since = scope.since(parseRevision(held))
-    if (since !== undefined && since.length === 0) return { etag, json: undefined }
+    const revision = parseRevision(held)
+    if (revision === scope.revision) return { etag, json: undefined }
+    const since = scope.since(revision)
     const events = since === undefined ? [hydrationOf(scope, filter)] : filterEvents(since, filter)
     return { etag, json: JSON.stringify({ events }) }
   }
@@ -95,7 +96,7 @@ export function relayStreamSource (relay: Relay): StreamSource<number> {
         const scope = relay.scopes.get(join.scope.key)
         if (scope === undefined || !scope.ready) continue
         const since = scope.since(join.lastEventId)
-        const kind = since === undefined ? 'hydrate' : since.length === 0 ? 'up-to-date' : 'changes'
+        const kind = since === undefined ? 'hydrate' : join.lastEventId === scope.revision ? 'up-to-date' : 'changes'
         firsts.set(join.key, { revision: scope.revision, events: since ?? [hydrationOf(scope, join.scope.filter)], kind })
       }
       return { position, updates, firsts, deleted: from === undefined ? [] : relay.revokedAfter(from), heldBack: false }

@@ -135,7 +135,7 @@ export class ScopeState {
     const nextFeatures = new Map<string, Held<ClientFeature>>(features.map((f) => [f.name, this.#held(this.#features.get(f.name), f)]))
     const used = new Set(usedSegmentIds(features))
     const nextSegments = new Map<number, Held<ClientSegment>>(segments.filter((s) => used.has(s.id)).map((s) => [s.id, this.#held(this.#segments.get(s.id), s)]))
-    return this.#commit(nextFeatures, nextSegments, revision, seq)
+    return this.#commit(nextFeatures, nextSegments, revision, seq, false)
   }
 
   /** Applies the upstream's change events (a stream's update) to what is held; returns the events of what differs. */
@@ -170,7 +170,7 @@ export class ScopeState {
     if (added.size > 0) features = inNameOrder(features, added)
     const used = new Set(usedSegmentIds([...features.values()].map((h) => h.value)))
     for (const id of segments.keys()) if (!used.has(id)) segments.delete(id)
-    return this.#commit(features, segments, revision, seq)
+    return this.#commit(features, segments, revision, seq, true)
   }
 
   /** A held value: the one held before when its JSON is the same (so that unchanged features keep their objects). */
@@ -179,7 +179,12 @@ export class ScopeState {
     return before !== undefined && before.json === json ? before : { value, json }
   }
 
-  #commit (features: Map<string, Held<ClientFeature>>, segments: Map<number, Held<ClientSegment>>, revision: bigint | undefined, seq: () => number): DeltaEvent[] {
+  /**
+   * Makes `features` and `segments` the held state. `adopt`: a stream's revision is taken even
+   * when nothing held changed (the upstream's update concerned something the scope does not
+   * hold, an unused segment), so that the relay's revision stays the upstream's.
+   */
+  #commit (features: Map<string, Held<ClientFeature>>, segments: Map<number, Held<ClientSegment>>, revision: bigint | undefined, seq: () => number, adopt: boolean): DeltaEvent[] {
     const changed: DeltaEvent[] = []
     const removed: DeltaEvent[] = []
     const first = !this.ready
@@ -195,6 +200,12 @@ export class ScopeState {
     const reordered = events.length === 0 && !sameOrder(this.#features, features)
     if (events.length === 0 && !first) {
       if (reordered) this.#replaceMaps(features, segments)
+      if (adopt && revision !== undefined && revision > 0n && revision !== this.revision) {
+        this.prepared.clear()
+        this.revision = revision
+        this.#log.push({ seq: seq(), revision, events: [] })
+        this.#trim()
+      }
       return []
     }
     this.#replaceMaps(features, segments)
@@ -205,14 +216,19 @@ export class ScopeState {
       return events
     }
     this.#log.push({ seq: seq(), revision: this.revision, events })
+    this.#trim()
+    return events
+  }
+
+  /** Keeps at most REPLAY_EVENTS events (and as many changes) in the log, the newest. */
+  #trim () {
     let total = this.#log.reduce((n, c) => n + c.events.length, 0)
-    while (total > REPLAY_EVENTS && this.#log.length > 1) {
+    while ((total > REPLAY_EVENTS || this.#log.length > REPLAY_EVENTS) && this.#log.length > 1) {
       const dropped = this.#log.shift()!
       total -= dropped.events.length
       this.#logBase = dropped.revision
       this.trimmedSeq = dropped.seq
     }
-    return events
   }
 
   #replaceMaps (features: Map<string, Held<ClientFeature>>, segments: Map<number, Held<ClientSegment>>) {

@@ -196,7 +196,7 @@ describe('what it serves', () => {
     await on(feature)
     await untilRelayHas(client, (f) => f.some((x) => x.name === feature && x.enabled))
     for (const query of ['', `?namePrefix=${feature.slice(0, 6)}`, '?project=default', '?project=other']) {
-      for (const spec of [{}, { 'unleash-client-spec': '5.2.0' }, { 'unleash-client-spec': '4.1.0' }]) {
+      for (const spec of [{}, { 'unleash-client-spec': '5.2.0' }, { 'unleash-client-spec': '4.1.0' }] as Record<string, string>[]) {
         const [up, down] = await Promise.all([call(upstream, 'GET', `/api/client/features${query}`, client, undefined, spec), call(relay.url, 'GET', `/api/client/features${query}`, client, undefined, spec)])
         expect(down.status).toBe(200)
         expect(down.body).toEqual(up.body)
