@@ -1,3 +1,5 @@
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
 import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
 import { loadConfig } from '../../src/config.js'
@@ -56,5 +58,23 @@ export async function eventually<T> (check: () => Promise<T | undefined | false>
     if (value !== undefined && value !== false) return value
     if (Date.now() > until) throw new Error(`${what}: not within ${timeoutMs} ms`)
     await sleep(20)
+  }
+}
+
+/** The server (src/server.ts) as a child process on `databaseUrl`, listening on `port`: killed with SIGKILL by `kill`. */
+export async function spawnServer (databaseUrl: string, port: number, env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', STREAMING_KEEPALIVE_MS: '1000', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+  const exited = once(child, 'exit')
+  await untilRelayReady(`http://127.0.0.1:${port}`, 30_000)
+  return {
+    url: `http://127.0.0.1:${port}`,
+    /** kill -9: no shutdown, connections cut. */
+    async kill () {
+      child.kill('SIGKILL')
+      await exited
+    },
   }
 }
