@@ -16,6 +16,7 @@ import { Engines } from './frontend/engines.js'
 import { ofrepFrameworkErrors, ofrepRoutes } from './frontend/ofrep.routes.js'
 import { healthRoutes } from './http/health.routes.js'
 import { methodNotAllowed } from './http/method-not-allowed.js'
+import { noStorePlugin } from './http/no-store.js'
 import { openApiPlugin } from './http/openapi.js'
 import { requestGuardsPlugin } from './http/request-guards.js'
 import { requestLogPlugin } from './http/request-log.js'
@@ -113,6 +114,7 @@ export async function buildApp (config: Config, { database, resolve = systemReso
     signOutLocation: (sessionId, origin) => signOutLocation(sso, sessionId, origin),
   }
   await app.register(requestLogPlugin)
+  await app.register(noStorePlugin)
   await app.register(authPlugin, { tokens, people, loginHint: () => signIn.loginHint() })
   await app.register(requestGuardsPlugin)
   await app.register(openApiPlugin)

@@ -167,6 +167,7 @@ export const invalidField = (path: string, why: string) =>
 export const notFound = (message: string) => new ApiError('NotFoundError', message)
 export const nameExists = (message: string) => new ApiError('NameExistsError', message)
 export const permissionDenied = (message: string) => new ApiError('PermissionError', message)
+export const payloadTooLarge = () => new ApiError('PayloadTooLargeError', 'The request body is larger than the limit')
 
 /** The status a kind answers with, and the first kind for a status (for errors Fastify raises). */
 export const statusOf = (name: ErrorName) => kinds[name].status

@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { notFound } from '../errors.js'
+import { replyConditionally } from '../http/conditional.js'
 import type { UiFile } from './ui-files.js'
 
 /**
@@ -42,19 +43,18 @@ export const CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ')
 
-/** The compressed copy the client accepts (brotli, then gzip), or the file as it is. */
+/** The compressed copy the client accepts (brotli, then gzip), or the file as it is; 304 when its copy is current. */
 function send (request: FastifyRequest, reply: FastifyReply, file: UiFile) {
   reply
-    .header('content-type', file.type)
-    .header('etag', file.etag)
     .header('x-content-type-options', 'nosniff')
     .header('cache-control', file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache')
-  if (request.headers['if-none-match'] === file.etag) return reply.code(304).send()
-  const accepts = String(request.headers['accept-encoding'] ?? '')
   if (file.br || file.gzip) reply.header('vary', 'accept-encoding')
-  if (file.br && /\bbr\b/.test(accepts)) return reply.header('content-encoding', 'br').send(file.br)
-  if (file.gzip && /\bgzip\b/.test(accepts)) return reply.header('content-encoding', 'gzip').send(file.gzip)
-  return reply.send(file.body)
+  return replyConditionally(reply, request.headers['if-none-match'], file.etag, () => {
+    const accepts = String(request.headers['accept-encoding'] ?? '')
+    const [encoding, bytes] = file.br && /\bbr\b/.test(accepts) ? ['br', file.br] : file.gzip && /\bgzip\b/.test(accepts) ? ['gzip', file.gzip] : [undefined, file.body]
+    if (encoding) reply.header('content-encoding', encoding)
+    return bytes
+  }, file.type)
 }
 
 export const uiRoutes: FastifyPluginAsync<{ files: Map<string, UiFile> }> = async (app, { files }) => {

@@ -64,6 +64,22 @@ describe('the admin UI', () => {
     expect(again.body).toBe('')
   })
 
+  it('revalidates as every conditional read does: a weak tag (a compressing proxy\'s) or a list holding it is 304, with Vary', async () => {
+    const { etag } = (await t.app.inject({ method: 'GET', url: '/assets/app-ABCDEFGH.js' })).headers
+    for (const ifNoneMatch of [`W/${etag}`, `"other", ${etag}`, '*']) {
+      const res = await t.app.inject({ method: 'GET', url: '/assets/app-ABCDEFGH.js', headers: { 'if-none-match': ifNoneMatch, 'accept-encoding': 'br' } })
+      expect(res.statusCode, ifNoneMatch).toBe(304)
+      expect(res.body).toBe('')
+      expect(res.headers.etag).toBe(etag)
+      expect(res.headers.vary).toBe('accept-encoding')
+      expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable')
+      expect(res.headers['content-encoding']).toBeUndefined()
+    }
+    const changed = await t.app.inject({ method: 'GET', url: '/assets/app-ABCDEFGH.js', headers: { 'if-none-match': '"other"' } })
+    expect(changed.statusCode).toBe(200)
+    expect(changed.body).toBe(SCRIPT)
+  })
+
   it('serves hashed assets with their content type, cached for a year, brotli or gzip when accepted', async () => {
     const plain = await t.app.inject({ method: 'GET', url: '/assets/app-ABCDEFGH.js' })
     expect(plain.statusCode).toBe(200)
