@@ -2,11 +2,15 @@ import type { FastifyBaseLogger } from 'fastify'
 import { authPlugin, TokenCache } from './auth/auth.plugin.js'
 import { edgeRoutes } from './auth/edge.routes.js'
 import { tokenRoutes } from './auth/tokens.routes.js'
-import { environmentRoutes, featureRoutes, projectRoutes } from './catalog/catalog.routes.js'
+import { featureRoutes } from './catalog/catalog.routes.js'
+import { environmentRoutes } from './catalog/environments.routes.js'
+import { projectEnvironmentRoutes } from './catalog/project-environments.routes.js'
+import { projectRoutes } from './catalog/projects.routes.js'
+import { archiveRoutes } from './catalog/archive.routes.js'
 import { Background } from './background/background.js'
 import { ClientState } from './client/client-state.js'
 import { clientRoutes } from './client/client.routes.js'
-import { databaseEngineSource, pollClientFeatures } from './client/client.service.js'
+import { clientFeature, databaseEngineSource, pollClientFeatures } from './client/client.service.js'
 import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
 import { ChangeFeed } from './events/change-feed.js'
@@ -26,7 +30,11 @@ import { metricsPlugin } from './metrics/metrics.plugin.js'
 import { dependencyRoutes } from './dependencies/dependencies.routes.js'
 import { constraintRoutes } from './context/constraint-check.routes.js'
 import { contextRoutes } from './context/context.routes.js'
+import { projectContextRoutes } from './context/project-context.routes.js'
 import { featureTypeRoutes } from './feature-types/feature-types.routes.js'
+import { featureLinkRoutes } from './feature-links/feature-links.routes.js'
+import { favouriteRoutes } from './favourites/favourites.routes.js'
+import { dashboardRoutes } from './dashboard/dashboard.routes.js'
 import { featureTagRoutes, tagRoutes, tagTypeRoutes } from './tags/tags.routes.js'
 import { importExportRoutes } from './import-export/import-export.routes.js'
 import { importRules } from './import-export/import-elements.js'
@@ -124,7 +132,12 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   await app.register(healthRoutes, { db })
   await app.register(projectRoutes, { db })
   await app.register(environmentRoutes, { db })
-  await app.register(featureRoutes, { db })
+  await app.register(projectEnvironmentRoutes, { db, limits: config.strategyLimits })
+  await app.register(featureRoutes, { db, config })
+  await app.register(archiveRoutes, { db })
+  await app.register(featureLinkRoutes, { db })
+  await app.register(favouriteRoutes, { db })
+  await app.register(dashboardRoutes, { db })
   await app.register(variantsRoutes, { db, config })
   await app.register(definitionRoutes, { db })
   await app.register(strategyRoutes, { db, config })
@@ -132,6 +145,7 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   await app.register(dependencyRoutes, { db })
   await app.register(constraintRoutes, { db, limits: config.strategyLimits })
   await app.register(contextRoutes, { db })
+  await app.register(projectContextRoutes, { db })
   await app.register(tagTypeRoutes, { db })
   await app.register(tagRoutes, { db })
   await app.register(featureTagRoutes, { db })
@@ -160,7 +174,7 @@ export async function buildApp (config: Config, { database, resolve = systemReso
     onError: (err, message) => app.log.warn({ err }, message),
   })
   app.decorate('usage', usage)
-  await app.register(clientRoutes, { features: (token, wants) => pollClientFeatures(db, state, token, wants) })
+  await app.register(clientRoutes, { features: (token, wants) => pollClientFeatures(db, state, token, wants), feature: (token, name) => clientFeature(db, token, name) })
   const streams: Streams = new Streams(new DatabaseStreamSource(db, changes, config.streaming.replayLimit), config.streaming, app.log)
   app.decorate('streams', streams)
   await app.register(streamingRoutes, { delta: (token, query, held) => clientDelta(db, token, query, held, config.streaming.replayLimit), streams })

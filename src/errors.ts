@@ -228,7 +228,7 @@ export const statusDescription = (status: number) => {
 }
 
 /** The documents a business rule checks; a route says where each one is in its request. */
-export type RuleDocument = 'operations' | 'variants' | 'strategy' | 'segment' | 'constraint' | 'import'
+export type RuleDocument = 'operations' | 'variants' | 'strategy' | 'segment' | 'constraint' | 'import' | 'feature'
 
 export interface RuleProblem {
   /** JSON Pointer into the document, when the problem has a place. */

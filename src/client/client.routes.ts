@@ -1,12 +1,21 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
+import type { TokenScope } from '../access/scope.js'
 import { replyConditionally } from '../http/conditional.js'
 import { errorStatuses } from '../http/openapi.js'
-import { responseHeader } from '../http/schemas.js'
-import { ClientFeatures, ClientFeaturesQuery, ClientSpecHeader } from './client.schemas.js'
+import { responseHeader, UrlFriendly } from '../http/schemas.js'
+import { ClientFeature, ClientFeatures, ClientFeaturesQuery, ClientSpecHeader } from './client.schemas.js'
 import { type ClientFeaturesReader, readsSegments } from './client.service.js'
 
-export const clientRoutes: FastifyPluginAsyncTypebox<{ features: ClientFeaturesReader }> = async (app, { features }) => {
+/** What the routes read through: the server's database, or a relay's memory. */
+export interface ClientReads {
+  /** An SDK's poll: the ETag of the current answer, and the answer, built only when asked for. */
+  features: ClientFeaturesReader
+  /** One feature in the client format, segments inlined; 404 when the token cannot read it. */
+  feature (token: TokenScope, name: string): Promise<ClientFeature>
+}
+
+export const clientRoutes: FastifyPluginAsyncTypebox<ClientReads> = async (app, { features, feature }) => {
   app.get(
     '/api/client/features',
     {
@@ -38,5 +47,23 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ features: ClientFeaturesR
       const { etag, json } = await features(request.token, wants)
       return replyConditionally(reply, request.headers['if-none-match'], etag, json)
     }
+  )
+
+  app.get(
+    '/api/client/features/:featureName',
+    {
+      config: { access: 'client' },
+      schema: {
+        tags: ['Client API'],
+        operationId: 'getClientFeature',
+        summary: 'One feature of the client token\'s environment and projects, for Unleash SDKs',
+        description:
+          "As Unleash: the feature in the client format of GET /api/client/features (its segments' constraints inlined into its strategies). 404 for a feature that does not exist, is archived, or is of a project outside the token's. Needs a client token (an admin token is 403).",
+        params: Type.Object({ featureName: UrlFriendly('Feature name') }),
+        errors: errorStatuses(400, 403, 404),
+        response: { 200: ClientFeature },
+      },
+    },
+    async (request) => feature(request.token, request.params.featureName)
   )
 }

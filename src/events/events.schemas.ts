@@ -68,6 +68,19 @@ export const EVENT_TYPES = [
   'group-user-removed',
   'project-access-group-roles-updated',
   'project-access-group-roles-deleted',
+  'feature-stale-on',
+  'feature-stale-off',
+  'feature-deleted',
+  'feature-link-added',
+  'feature-link-updated',
+  'feature-link-removed',
+  'feature-favorited',
+  'feature-unfavorited',
+  'project-favorited',
+  'project-unfavorited',
+  'environment-updated',
+  'project-environment-removed',
+  'default-strategy-updated',
 ] as const
 
 export type EventType = (typeof EVENT_TYPES)[number]

@@ -18,7 +18,7 @@ import { streamingRoutes } from '../streaming/streaming.routes.js'
 import { Streams } from '../streaming/streams.service.js'
 import { usageRoutes } from '../usage/usage.routes.js'
 import { UsageForwarder } from './forwarder.js'
-import { relayClientFeatures, relayDelta, relayEngineSource, relayStreamSource } from './relay-reads.js'
+import { relayClientFeature, relayClientFeatures, relayDelta, relayEngineSource, relayStreamSource } from './relay-reads.js'
 import { relayRoutes } from './relay.routes.js'
 import { Relay } from './relay.js'
 
@@ -89,7 +89,7 @@ export async function buildRelayApp (config: Config, relayConfig: RelayConfig, l
 
   await app.register(relayRoutes, { relay })
   await app.register(edgeRoutes, { tokens: relay.tokens, issueToken: false })
-  await app.register(clientRoutes, { features: relayClientFeatures(relay) })
+  await app.register(clientRoutes, { features: relayClientFeatures(relay), feature: relayClientFeature(relay) })
   await app.register(streamingRoutes, { delta: relayDelta(relay), streams })
   await app.register(usageRoutes, { usage: forwarder, ratePerMinute: config.clientUsageRate, fate: FATE })
   const engines = new Engines(relayEngineSource(relay), config.frontendMaxEngines)

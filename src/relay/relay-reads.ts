@@ -1,9 +1,10 @@
 import type { TokenScope } from '../access/scope.js'
 import { clientAnswer, filterSnapshot, serves } from '../client/client-answer.js'
 import { type ClientFeaturesReader, clientEtag, clientFilter, outsideScope } from '../client/client.service.js'
+import type { ClientFeature } from '../client/client.schemas.js'
 import type { ClientFilter } from '../client/client.store.js'
 import type { EvaluatorState } from '../evaluation/compile.js'
-import { ApiError } from '../errors.js'
+import { ApiError, notFound } from '../errors.js'
 import type { EngineSource } from '../frontend/engines.js'
 import { type DeltaReader, parseRevision, type StreamScope } from '../streaming/delta.service.js'
 import type { DeltaEvent } from '../streaming/streaming.schemas.js'
@@ -48,6 +49,16 @@ export function relayClientFeatures (relay: Relay): ClientFeaturesReader {
     }
     const { etag, bytes } = prepared
     return { etag, json: () => bytes }
+  }
+}
+
+/** One feature a token reads, in the client format with its segments inlined (GET /api/client/features/:name); 404 as on the server. */
+export function relayClientFeature (relay: Relay) {
+  return async (token: TokenScope, name: string): Promise<ClientFeature> => {
+    const { features } = clientAnswer(scopeOf(relay, token).snapshot(), token, { segments: false, namePrefix: name })
+    const found = features.find((f) => f.name === name)
+    if (found === undefined) throw notFound(`Feature ${name} does not exist`)
+    return found
   }
 }
 

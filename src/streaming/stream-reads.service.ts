@@ -1,3 +1,4 @@
+import { readSnapshot } from '../db/snapshot.js'
 import type { Database } from '../db/types.js'
 import type { ChangeFeed } from '../events/change-feed.js'
 import { eventsOf, planFrom, readPosition, type StreamScope } from './delta.service.js'
@@ -24,25 +25,21 @@ export class DatabaseStreamSource implements StreamSource<bigint> {
 
   async read (from: bigint | undefined, scopes: readonly StreamScope[], joins: readonly StreamJoin[]): Promise<StreamRound<bigint>> {
     const horizon = await readHorizon(this.db)
-    return this.db
-      .transaction()
-      .setIsolationLevel('repeatable read')
-      .setAccessMode('read only')
-      .execute(async (trx) => {
-        const position = await readPosition(trx, horizon)
-        const updates = new Map<string, StreamUpdate>()
-        // A stream lives as long as its token: one deleted since the last round ends its streams.
-        const deleted = from !== undefined && scopes.length > 0 ? await tokensDeletedBetween(trx, from, position.watermark) : []
-        if (from !== undefined && scopes.length > 0) {
-          const plan = await planFrom(trx, position, from, this.replayLimit)
-          for (const scope of scopes) updates.set(scope.key, { revision: position.revision, events: await eventsOf(trx, scope.filter, plan) })
-        }
-        const firsts = new Map<string, { revision: bigint; events: DeltaEvent[]; kind: 'up-to-date' | 'hydrate' | 'changes' }>()
-        for (const join of joins) {
-          const plan = await planFrom(trx, position, join.lastEventId, this.replayLimit)
-          firsts.set(join.key, { revision: position.revision, events: await eventsOf(trx, join.scope.filter, plan), kind: plan.kind })
-        }
-        return { position: position.revision, updates, firsts, deleted, heldBack: await anyEventFrom(trx, position.watermark) }
-      })
+    return readSnapshot(this.db, async (trx) => {
+      const position = await readPosition(trx, horizon)
+      const updates = new Map<string, StreamUpdate>()
+      // A stream lives as long as its token: one deleted since the last round ends its streams.
+      const deleted = from !== undefined && scopes.length > 0 ? await tokensDeletedBetween(trx, from, position.watermark) : []
+      if (from !== undefined && scopes.length > 0) {
+        const plan = await planFrom(trx, position, from, this.replayLimit)
+        for (const scope of scopes) updates.set(scope.key, { revision: position.revision, events: await eventsOf(trx, scope.filter, plan) })
+      }
+      const firsts = new Map<string, { revision: bigint; events: DeltaEvent[]; kind: 'up-to-date' | 'hydrate' | 'changes' }>()
+      for (const join of joins) {
+        const plan = await planFrom(trx, position, join.lastEventId, this.replayLimit)
+        firsts.set(join.key, { revision: position.revision, events: await eventsOf(trx, join.scope.filter, plan), kind: plan.kind })
+      }
+      return { position: position.revision, updates, firsts, deleted, heldBack: await anyEventFrom(trx, position.watermark) }
+    })
   }
 }

@@ -85,6 +85,9 @@ const TABLES = [
   'groups',
   'group_users',
   'group_project_roles',
+  'feature_links',
+  'favorite_features',
+  'favorite_projects',
 ] as const
 
 /**

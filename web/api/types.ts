@@ -3,7 +3,9 @@
 // Only types come from src/ here (`import type`, erased by the build): no server code is bundled.
 import type { Static, TSchema } from '@sinclair/typebox'
 import type { CreatedToken as CreatedTokenSchema, TokenInfo } from '../../src/auth/tokens.schemas'
-import type { Environment as EnvironmentSchema, FeatureDetails as FeatureDetailsSchema, FeatureListItem, Project as ProjectSchema } from '../../src/catalog/catalog.schemas'
+import type { FeatureDetails as FeatureDetailsSchema, FeatureListItem } from '../../src/catalog/catalog.schemas'
+import type { Environment as EnvironmentSchema } from '../../src/catalog/environments.schemas'
+import type { Project as ProjectSchema } from '../../src/catalog/projects.schemas'
 import type { Constraint } from '../../src/constraints/constraints.schemas'
 import type { ListedContextField } from '../../src/context/context.schemas'
 import type { Event } from '../../src/events/events.schemas'
@@ -38,7 +40,9 @@ type WithConstraints<T> = Omit<T, 'constraints'> & { constraints: Constraint[] }
 
 export type Project = Answer<typeof ProjectSchema>
 export type Environment = Answer<typeof EnvironmentSchema>
-export type FeatureSummary = Answer<typeof FeatureListItem>
+type ListedFeature = Answer<typeof FeatureListItem>
+/** A flag of a project's list as the flag list reads it: with its lifecycle stage (include=lifecycle) and its project (the list's). */
+export type FeatureSummary = Omit<ListedFeature, 'lifecycle'> & Required<Pick<ListedFeature, 'lifecycle'>> & { project: string }
 export type Strategy = WithConstraints<Answer<typeof FeatureStrategy>>
 type DetailsEnvironment = Answer<typeof FeatureDetailsSchema>['environments'][number]
 export type FeatureEnvironment = Omit<DetailsEnvironment, 'strategies'> & { strategies: Strategy[] }
@@ -68,4 +72,4 @@ export type Validation = Answer<typeof ImportValidation>
 export type Export = Answer<typeof ExportResult>
 
 /** A flag as writes name it: its project and its name. */
-export type FlagRef = Pick<FeatureSummary, 'project' | 'name'>
+export type FlagRef = Pick<FeatureDetails, 'project' | 'name'>

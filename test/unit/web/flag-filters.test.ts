@@ -3,14 +3,19 @@ import { describe, expect, it } from 'vitest'
 import type { FeatureSummary } from '../../../web/api/types'
 import { activeFilters, choices, NO_FILTERS, readFilters, selectFlags, writeFilters } from '../../../web/features/flags/filters'
 
+const environment = (name: string, enabled: boolean, sortOrder: number) =>
+  ({ name, type: name, enabled, sortOrder, variantCount: 0, lastSeenAt: null, hasStrategies: enabled, hasEnabledStrategies: enabled })
+
 const flag = (name: string, more: Partial<FeatureSummary> = {}): FeatureSummary => ({
   name,
   project: 'default',
   description: null,
   type: 'release',
+  stale: false,
+  favorite: false,
   impressionData: false,
   createdAt: '2026-01-01T00:00:00.000Z',
-  environments: [{ name: 'development', enabled: false }, { name: 'production', enabled: false }],
+  environments: [environment('development', false, 1), environment('production', false, 2)],
   lifecycle: { stage: 'initial', enteredStageAt: '2026-01-01T00:00:00.000Z' },
   tags: [],
   ...more,
@@ -18,7 +23,7 @@ const flag = (name: string, more: Partial<FeatureSummary> = {}): FeatureSummary 
 
 const FLAGS = [
   flag('checkout', { description: 'The new one-page Checkout', createdAt: '2026-01-03T00:00:00.000Z', tags: [{ type: 'release', value: 'q4' }] }),
-  flag('dark-mode', { type: 'experiment', environments: [{ name: 'development', enabled: true }, { name: 'production', enabled: true }] }),
+  flag('dark-mode', { type: 'experiment', environments: [environment('development', true, 1), environment('production', true, 2)] }),
   flag('beta', { type: 'permission', lifecycle: { stage: 'live', enteredStageAt: '2026-01-02T00:00:00.000Z' }, createdAt: '2026-01-02T00:00:00.000Z' }),
 ]
 const names = (flags: FeatureSummary[]) => flags.map((f) => f.name)
