@@ -8,6 +8,8 @@ import type { Upstream } from './upstream.js'
 
 /** A stream that sent nothing (not even a keep-alive) for this long is dead: the upstream sends one every 15 s. */
 const IDLE_MS = 60_000
+/** How long a stop waits for the loop to end. */
+const STOP_WAIT_MS = 2000
 
 export interface FollowerHooks {
   /** The secret this scope is followed with (undefined: none left, the follower stops). */
@@ -58,7 +60,9 @@ export class Follower implements Worker {
     this.#stopped = true
     this.#abort?.abort()
     this.#wake?.()
-    await this.#running
+    // Its requests end on abort or on their timeout; a stop does not wait longer than STOP_WAIT_MS
+    // for them (a relay stopped under load was seen waiting here for minutes: cause not found yet).
+    await Promise.race([this.#running, new Promise<void>((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref())])
   }
 
   /** Ends a wait before the next attempt (the upstream is back, the secret changed). */
