@@ -19,6 +19,7 @@ import { frontendRoutes } from './frontend/frontend.routes.js'
 import { Engines } from './frontend/engines.js'
 import { ofrepFrameworkErrors, ofrepRoutes } from './frontend/ofrep.routes.js'
 import { healthRoutes } from './http/health.routes.js'
+import { maintenanceGuard } from './http/maintenance-guard.js'
 import { methodNotAllowed } from './http/method-not-allowed.js'
 import { noStorePlugin } from './http/no-store.js'
 import { openApiPlugin } from './http/openapi.js'
@@ -60,13 +61,19 @@ import { PasswordHasher } from './users/password-hash.js'
 import { sessionSweeper } from './users/sessions.service.js'
 import type { PeopleContext } from './users/users.service.js'
 import { userAdminRoutes } from './users/users.routes.js'
+import { resetRoutes } from './users/reset.routes.js'
+import { feedbackRoutes } from './users/feedback.routes.js'
+import { signupRoutes } from './signup/signup.routes.js'
 import { groupRoutes } from './groups/groups.routes.js'
 import { IdentityProviders } from './sso/identity-provider.js'
 import { loginPruner } from './sso/login-pruner.js'
-import { signOutLocation } from './sso/login.service.js'
+import { signOutLocation, signOutOrigins } from './sso/login.service.js'
 import { fixedSettingsProblems } from './sso/oidc-settings.js'
 import { passwordLoginDisabled, SignInSettings, type SsoContext } from './sso/settings.service.js'
 import { ssoRoutes } from './sso/sso.routes.js'
+import { instanceRoutes } from './instance/instance.routes.js'
+import { InstanceSettings } from './instance/settings.service.js'
+import { uiConfigRoutes } from './ui-config/ui-config.routes.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -118,12 +125,19 @@ export async function buildApp (config: Config, { database, resolve = systemReso
     hasher: new PasswordHasher(config.passwordHashCost),
     sessions: config.sessions,
     loginLimits: config.loginLimits,
+    publicUrl: config.publicUrl,
     passwordLogin: { disabled: () => passwordLoginDisabled(sso), breakGlass: config.initialAdmin?.username },
     signOutLocation: (sessionId, origin) => signOutLocation(sso, sessionId, origin),
   }
   await app.register(requestLogPlugin)
   await app.register(noStorePlugin)
   await app.register(authPlugin, { tokens, people, loginHint: () => signIn.loginHint() })
+  // Maintenance mode and the frontend API's origins, held in memory: a write asks no query.
+  const settings = new InstanceSettings(db, {
+    fixedOrigins: config.frontendAllowedOrigins,
+    onError: (err) => app.log.warn({ err }, 'reading the instance settings failed; kept what was read before'),
+  })
+  await app.register(maintenanceGuard, { on: () => settings.maintenance })
   await app.register(requestGuardsPlugin)
   await app.register(openApiPlugin)
   if (config.metricsEnabled) await app.register(metricsPlugin, { database })
@@ -157,14 +171,29 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   await app.register(edgeRoutes, { tokens, issueToken: true })
   await app.register(authRoutes, { people })
   await app.register(meRoutes, { people })
-  await app.register(userAdminRoutes, { people })
+  await app.register(userAdminRoutes, { people, inactiveDays: config.userInactivityDays })
+  await app.register(resetRoutes, { people })
+  await app.register(signupRoutes, { people })
+  await app.register(feedbackRoutes, { people })
   await app.register(groupRoutes, { db })
   await app.register(ssoRoutes, { sso })
+  await app.register(instanceRoutes, { db, settings, oidcEnabled: async () => (await signIn.current()).oidc.enabled })
+  await app.register(uiConfigRoutes, {
+    db,
+    settings,
+    limits: config,
+    passwordDisabled: () => passwordLoginDisabled(sso),
+    oidcFromEnvironment: Object.keys(config.oidc).length > 0,
+    publicUrl: config.publicUrl,
+    originsFixed: config.frontendAllowedOrigins !== undefined,
+  })
   // One change feed per instance: every cache that follows the state hears of a commit at once.
   const changes = new ChangeFeed(database, app.log)
   app.decorate('changes', changes)
   // A saved sign-in setting (on any instance) is read again at once.
   changes.subscribe(() => signIn.forget())
+  // A setting saved on another instance (maintenance mode, the frontend API's origins) is read again.
+  changes.subscribe(() => settings.changed())
   const state = new ClientState(db, config.clientStateCacheMs)
   changes.subscribe(() => state.forget())
   const usage = new UsageRecorder(db, {
@@ -181,7 +210,7 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   await app.register(usageRoutes, { usage, ratePerMinute: config.clientUsageRate })
   const engines = new Engines(databaseEngineSource(db, state), config.frontendMaxEngines)
   app.addHook('onClose', async () => engines.destroy())
-  const origins = config.frontendAllowedOrigins
+  const origins = () => settings.originRule
   await app.register(frontendRoutes, { usage, engines, origins, ratePerMinute: config.clientUsageRate })
   await app.register(ofrepRoutes, { engines, origins })
   // Every instance delivers webhooks: what is due, from any instance's changes.
@@ -194,13 +223,14 @@ export async function buildApp (config: Config, { database, resolve = systemReso
 
   // The admin UI: one more client of the API above, served from the same origin.
   const uiFiles = uiDir === undefined ? undefined : await loadUiFiles(uiDir)
-  if (uiFiles) await app.register(uiRoutes, { files: uiFiles })
+  if (uiFiles) await app.register(uiRoutes, { files: uiFiles, formOrigins: () => signOutOrigins(sso) })
   else if (uiDir !== undefined) app.log.warn({ uiDir }, 'the admin UI is not built there (npm run build); serving the API only')
 
   // Background work, in the order it starts; it stops in the reverse order, each worker before
   // those it relies on (docs/architecture.md, "Background work").
   const background = new Background()
     .add('change feed', changes)
+    .add('instance settings', settings)
     .add('usage flush', usage)
     .add('usage pruner', usagePruner(db, config.usageRetentionDays, app.log))
     .add('webhook dispatcher', webhooks)

@@ -1,6 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import ipaddr from 'ipaddr.js'
+import { ID_TOKEN_ALGORITHMS, OIDC_VARIABLES, type OidcField } from './vocabulary/oidc.js'
 
 const PostgresUrl = Type.String({
   pattern: '^postgres(ql)?://',
@@ -15,32 +16,13 @@ const Milliseconds = (defaultValue: number, maximum: number, description: string
 
 const MiB = 1024 * 1024
 
-/** The algorithms an identity provider may sign ID tokens with: asymmetric only (never none, never an HMAC). */
-export const ID_TOKEN_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512'] as const
-export type IdTokenAlgorithm = (typeof ID_TOKEN_ALGORITHMS)[number]
+export { ID_TOKEN_ALGORITHMS, type IdTokenAlgorithm, OIDC_VARIABLES, type OidcField } from './vocabulary/oidc.js'
 
 /**
  * The OpenID Connect settings the environment may fix (GitOps), each as `OIDC_` and the
  * setting's name in upper snake case. One set here is shown by the settings API and cannot be
  * changed through it.
  */
-export const OIDC_VARIABLES = {
-  enabled: 'OIDC_ENABLED',
-  discoverUrl: 'OIDC_DISCOVER_URL',
-  clientId: 'OIDC_CLIENT_ID',
-  secret: 'OIDC_CLIENT_SECRET',
-  autoCreate: 'OIDC_AUTO_CREATE',
-  defaultRootRole: 'OIDC_DEFAULT_ROOT_ROLE',
-  emailDomains: 'OIDC_EMAIL_DOMAINS',
-  enablePkce: 'OIDC_ENABLE_PKCE',
-  enableSingleSignOut: 'OIDC_ENABLE_SINGLE_SIGN_OUT',
-  enableGroupSyncing: 'OIDC_ENABLE_GROUP_SYNCING',
-  groupJsonPath: 'OIDC_GROUP_JSON_PATH',
-  addGroupsScope: 'OIDC_ADD_GROUPS_SCOPE',
-  idTokenSigningAlgorithm: 'OIDC_ID_TOKEN_SIGNING_ALGORITHM',
-  acrValues: 'OIDC_ACR_VALUES',
-} as const
-export type OidcField = keyof typeof OIDC_VARIABLES
 
 const Flag = (description: string) => Type.Optional(Type.Boolean({ description }))
 
@@ -149,12 +131,11 @@ export const EnvSchema = Type.Object({
     default: 100_000,
     description: 'Usage rows (counts per feature, application and hour; instances; applications) held in memory before a flush is started early; reports wait while it is full',
   }),
-  FRONTEND_ALLOWED_ORIGINS: Type.String({
+  FRONTEND_ALLOWED_ORIGINS: Type.Optional(Type.String({
     minLength: 1,
     maxLength: 10_000,
-    default: '*',
-    description: 'Origins allowed to call the frontend API and OFREP from a browser (CORS), comma-separated; * for any',
-  }),
+    description: 'Origins allowed to call the frontend API and OFREP from a browser (CORS), comma-separated; * for any. Set, it fixes them (POST /api/admin/ui-config/cors is refused); unset, an Admin sets them there, and until then any origin may',
+  })),
   FRONTEND_MAX_ENGINES: Positive(100, 'Evaluation engines kept for the frontend API and OFREP (one per environment and project set); the least recently used goes first'),
   TRUST_PROXY: Type.String({
     pattern: '^(true|false|[0-9]{1,3}|[0-9A-Fa-f:./,\\s]+)$',
@@ -227,6 +208,12 @@ export const EnvSchema = Type.Object({
     maximum: 20,
     default: 17,
     description: 'scrypt cost as log2(N), with r=8 and p=1: 17 uses 128 MiB and a few hundred milliseconds per hash. Below 17 only for tests',
+  }),
+  USER_INACTIVITY_THRESHOLD_IN_DAYS: Type.Integer({
+    minimum: 1,
+    maximum: 36_500,
+    default: 180,
+    description: 'A user neither seen, created, nor using a personal access token for this many days is inactive (GET /api/admin/user-admin/inactive); Unleash\'s variable',
   }),
   UNLEASH_URL: Type.Optional(Type.String({
     pattern: '^https?://[^\\s?#]+$',
@@ -326,7 +313,8 @@ function toConfig (env: Env) {
     connectionTimeoutMs: env.CONNECTION_TIMEOUT_MS,
     metricsEnabled: env.METRICS_ENABLED,
     tokenCacheMs: env.TOKEN_CACHE_MS,
-    frontendAllowedOrigins: env.FRONTEND_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter((o) => o.length > 0),
+    /** The frontend API's origins as FRONTEND_ALLOWED_ORIGINS fixes them; undefined: an Admin sets them (default any). */
+    frontendAllowedOrigins: env.FRONTEND_ALLOWED_ORIGINS?.split(',').map((o) => o.trim()).filter((o) => o.length > 0),
     frontendMaxEngines: env.FRONTEND_MAX_ENGINES,
     trustProxy: trustProxyOf(env.TRUST_PROXY),
     clientStateCacheMs: env.CLIENT_STATE_CACHE_MS,
@@ -352,6 +340,7 @@ function toConfig (env: Env) {
       windowMs: env.LOGIN_FAILURE_WINDOW_MS,
     },
     passwordHashCost: env.PASSWORD_HASH_COST,
+    userInactivityDays: env.USER_INACTIVITY_THRESHOLD_IN_DAYS,
     publicUrl: env.UNLEASH_URL?.replace(/\/+$/, ''),
     oidc: oidcOf(env),
     relay: relayOf(env),

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { cors } from '../http/cors.js'
+import { cors, type OriginRule } from '../http/cors.js'
 import { sendError, toApiError } from '../http/error-handler.js'
 import { replyConditionally } from '../http/conditional.js'
 import { errorStatuses } from '../http/openapi.js'
@@ -75,7 +75,7 @@ export function ofrepFrameworkErrors (error: FastifyError, request: FastifyReque
   return request.method === 'POST' && targetsOfrepFlag(request.url) ? ofrepPathError(request, reply) : sendError(request, reply, error)
 }
 
-export const ofrepRoutes: FastifyPluginAsyncTypebox<{ engines: Engines; origins: readonly string[]; moreErrors?: number[] }> = async (app, { engines, origins, moreErrors = [] }) => {
+export const ofrepRoutes: FastifyPluginAsyncTypebox<{ engines: Engines; origins: () => OriginRule; moreErrors?: number[] }> = async (app, { engines, origins, moreErrors = [] }) => {
   const { preflight } = cors(app, origins)
 
   app.post(

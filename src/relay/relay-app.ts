@@ -8,6 +8,7 @@ import type { Config, RelayConfig } from '../config.js'
 import { Engines } from '../frontend/engines.js'
 import { frontendRoutes } from '../frontend/frontend.routes.js'
 import { ofrepFrameworkErrors, ofrepRoutes } from '../frontend/ofrep.routes.js'
+import { originRule } from '../http/cors.js'
 import { httpServer } from '../http/http-server.js'
 import { methodNotAllowed } from '../http/method-not-allowed.js'
 import { openApiPlugin } from '../http/openapi.js'
@@ -94,7 +95,9 @@ export async function buildRelayApp (config: Config, relayConfig: RelayConfig, l
   await app.register(usageRoutes, { usage: forwarder, ratePerMinute: config.clientUsageRate, fate: FATE })
   const engines = new Engines(relayEngineSource(relay), config.frontendMaxEngines)
   app.addHook('onClose', async () => engines.destroy())
-  const origins = config.frontendAllowedOrigins
+  // No Admin sets them at a relay: FRONTEND_ALLOWED_ORIGINS, else any origin (the server's default).
+  const rule = originRule(config.frontendAllowedOrigins ?? ['*'])
+  const origins = () => rule
   await app.register(frontendRoutes, { usage: forwarder, engines, origins, ratePerMinute: config.clientUsageRate, moreErrors: [511] })
   await app.register(ofrepRoutes, { engines, origins, moreErrors: [511] })
   addMethodNotAllowed()

@@ -23,14 +23,21 @@ export const UI_PATHS = [
   '/webhooks',
   '/webhooks/*',
   '/users',
+  '/single-sign-on',
   '/profile',
+  '/reset-password',
+  '/new-user',
 ]
+
+/** Pages whose address holds a secret (a reset or invitation token, an invite link's): their query is not logged. */
+const SECRET_QUERY_PATHS = new Set(['/reset-password', '/new-user'])
 
 /**
  * Scripts, styles, connections, images and fonts only from this origin; no inline script or
- * style element, no plugin, no framing, forms only back here.
+ * style element, no plugin, no framing, forms only back here (and, with `formOrigins`, to
+ * those: the identity provider's sign-out the logout form is redirected to).
  */
-export const CONTENT_SECURITY_POLICY = [
+export const contentSecurityPolicy = (formOrigins: string[] = []) => [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
@@ -39,7 +46,7 @@ export const CONTENT_SECURITY_POLICY = [
   "connect-src 'self'",
   "manifest-src 'self'",
   "base-uri 'none'",
-  "form-action 'self'",
+  ["form-action 'self'", ...formOrigins].join(' '),
   "frame-ancestors 'none'",
 ].join('; ')
 
@@ -57,18 +64,18 @@ function send (request: FastifyRequest, reply: FastifyReply, file: UiFile) {
   }, file.type)
 }
 
-export const uiRoutes: FastifyPluginAsync<{ files: Map<string, UiFile> }> = async (app, { files }) => {
+export const uiRoutes: FastifyPluginAsync<{ files: Map<string, UiFile>; formOrigins?: () => Promise<string[]> }> = async (app, { files, formOrigins }) => {
   const index = files.get('/index.html')!
   const page = async (request: FastifyRequest, reply: FastifyReply) => {
     reply
-      .header('content-security-policy', CONTENT_SECURITY_POLICY)
+      .header('content-security-policy', contentSecurityPolicy(await formOrigins?.()))
       .header('referrer-policy', 'same-origin')
       .header('x-frame-options', 'DENY')
       .header('cross-origin-opener-policy', 'same-origin')
     return send(request, reply, index)
   }
   for (const url of UI_PATHS) {
-    app.get(url, { config: { access: 'public' }, schema: { hide: true } }, page)
+    app.get(url, { config: { access: 'public', secretQuery: SECRET_QUERY_PATHS.has(url) }, schema: { hide: true } }, page)
   }
   app.get('/assets/*', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
     const file = files.get(request.url.split('?')[0]!)

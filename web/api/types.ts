@@ -11,10 +11,12 @@ import type { ListedContextField } from '../../src/context/context.schemas'
 import type { Event } from '../../src/events/events.schemas'
 import type { LifecycleStage as LifecycleStageSchema } from '../../src/lifecycle/lifecycle.schemas'
 import type { ExportResult, ImportValidation } from '../../src/import-export/import-export.schemas'
+import type { Group as GroupSchema } from '../../src/groups/groups.schemas'
 import type { ListedSegment, SegmentUse as SegmentUseSchema } from '../../src/segments/segments.schemas'
+import type { OidcSettingsResponse, PasswordAuth as PasswordAuthSchema } from '../../src/sso/sso.schemas'
 import type { FeatureStrategy, StrategyDefinition as StrategyDefinitionSchema } from '../../src/strategies/strategies.schemas'
 import type { Tag as TagSchema, TagType as TagTypeSchema } from '../../src/tags/tags.schemas'
-import type { CreatedPat as CreatedPatSchema, Me as MeSchema, Pat, User as UserSchema } from '../../src/users/users.schemas'
+import type { CreatedPat as CreatedPatSchema, Me as MeSchema, Pat, TokenUser as TokenUserSchema, User as UserSchema } from '../../src/users/users.schemas'
 import type { Payload as PayloadSchema, Variant as VariantSchema } from '../../src/variants/variants.schemas'
 import type { Addon, CreatedAddon as CreatedAddonSchema, Delivery as DeliverySchema, RotatedSecret as RotatedSecretSchema } from '../../src/webhooks/webhooks.schemas'
 
@@ -66,9 +68,13 @@ export type RotatedSecret = Answer<typeof RotatedSecretSchema>
 export type Delivery = Answer<typeof DeliverySchema>
 export type Me = Answer<typeof MeSchema>
 export type User = Answer<typeof UserSchema>
+export type TokenUser = Answer<typeof TokenUserSchema>
 export type PersonalAccessToken = Answer<typeof Pat>
 export type CreatedPersonalAccessToken = Answer<typeof CreatedPatSchema>
 export type Validation = Answer<typeof ImportValidation>
+export type OidcSettings = Answer<typeof OidcSettingsResponse>
+export type PasswordAuth = Answer<typeof PasswordAuthSchema>
+export type Group = Answer<typeof GroupSchema>
 export type Export = Answer<typeof ExportResult>
 
 /** A flag as writes name it: its project and its name. */

@@ -14,10 +14,12 @@ import { FlagsScreen } from './routes/flags'
 import { HistoryScreen } from './routes/history'
 import { ImportExportScreen } from './routes/import-export'
 import { NotAllowedScreen, NotFoundScreen } from './routes/not-found'
+import { PasswordLinkScreen } from './routes/password-link'
 import { ProfileScreen } from './routes/profile'
 import { ProjectsScreen } from './routes/projects'
 import { SegmentsScreen } from './routes/segments'
 import { SignedOutScreen, SignInScreen } from './routes/sign-in'
+import { SingleSignOnScreen } from './routes/single-sign-on'
 import { StrategiesScreen } from './routes/strategies'
 import { UsersScreen } from './routes/users'
 import { WebhookScreen, WebhooksScreen } from './routes/webhooks'
@@ -26,6 +28,8 @@ export function App () {
   const [location] = useLocation()
   // Signed out, nobody is asked for: the page makes no request that could only be refused.
   if (location === '/signed-out') return <AnnounceProvider><SignedOutScreen /></AnnounceProvider>
+  // A link an Admin handed on works without a session (its token is the credential).
+  if (location === '/reset-password' || location === '/new-user') return <AnnounceProvider><PasswordLinkScreen path={location} /></AnnounceProvider>
   return <SignedIn />
 }
 
@@ -41,9 +45,9 @@ function SignedIn () {
       </main>
     )
   }
-  if (!me.data) return <AnnounceProvider><SignInScreen /></AnnounceProvider>
+  if (!me.data.me) return <AnnounceProvider><SignInScreen hint={me.data.hint} /></AnnounceProvider>
   return (
-    <SessionProvider me={me.data}>
+    <SessionProvider me={me.data.me}>
       <AnnounceProvider>
         <Layout>
           <Switch>
@@ -64,6 +68,7 @@ function SignedIn () {
             <Route path='/webhooks'><Needs capability='admin'><WebhooksScreen /></Needs></Route>
             <Route path='/webhooks/:id'>{({ id }) => <Needs capability='admin'><WebhookScreen id={id} /></Needs>}</Route>
             <Route path='/users'><Needs capability='admin'><UsersScreen /></Needs></Route>
+            <Route path='/single-sign-on'><Needs capability='admin'><SingleSignOnScreen /></Needs></Route>
             <Route><NotFoundScreen /></Route>
           </Switch>
         </Layout>
