@@ -27,6 +27,8 @@ import { requestGuardsPlugin } from './http/request-guards.js'
 import { requestLogPlugin } from './http/request-log.js'
 import { httpServer } from './http/http-server.js'
 import { lifecycleRoutes } from './lifecycle/lifecycle.routes.js'
+import { playgroundRoutes } from './playground/playground.routes.js'
+import { Tracers } from './playground/playground.service.js'
 import { metricsPlugin } from './metrics/metrics.plugin.js'
 import { dependencyRoutes } from './dependencies/dependencies.routes.js'
 import { constraintRoutes } from './context/constraint-check.routes.js'
@@ -213,6 +215,7 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   const origins = () => settings.originRule
   await app.register(frontendRoutes, { usage, engines, origins, ratePerMinute: config.clientUsageRate })
   await app.register(ofrepRoutes, { engines, origins })
+  await app.register(playgroundRoutes, { tracers: new Tracers(db) })
   // Every instance delivers webhooks: what is due, from any instance's changes.
   const webhooks = new Dispatcher(db, config.webhooks, app.log, resolve)
   app.decorate('webhooks', webhooks)

@@ -18,6 +18,7 @@ export const UI_PATHS = [
   '/context',
   '/strategies',
   '/history',
+  '/playground',
   '/import-export',
   '/api-tokens',
   '/webhooks',

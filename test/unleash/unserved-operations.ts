@@ -52,8 +52,6 @@ export const UNSERVED: Record<string, Listed> = {
   'GET /api/admin/metrics/applications/{appName}/overview': { owner: 41, reason: "no route: an application's environments, instances and flags (issue 41's usage reads)" },
   'GET /api/admin/metrics/instances/{appName}/environment/{environment}': { owner: 41, reason: "no route: an application's instances in an environment (issue 41's usage reads)" },
   'GET /api/admin/metrics/sdks/outdated': { owner: 41, reason: "no route: SDK versions reported that are outdated (issue 41's usage reads)" },
-  'POST /api/admin/playground': { owner: 41, reason: 'no route: the playground (issue 41)' },
-  'POST /api/admin/playground/advanced': { owner: 41, reason: 'no route: the advanced playground (issue 41)' },
   'GET /api/admin/projects/{projectId}/dora': { owner: 41, reason: "no route: a project's lead time (issue 41)" },
   'GET /api/admin/projects/{projectId}/health-report': { owner: 41, reason: "no route: a project's health (issue 41)" },
   'GET /api/admin/projects/{projectId}/insights': { owner: 41, reason: "no route: a project's insights (issue 41)" },

@@ -15,6 +15,7 @@ import { HistoryScreen } from './routes/history'
 import { ImportExportScreen } from './routes/import-export'
 import { NotAllowedScreen, NotFoundScreen } from './routes/not-found'
 import { PasswordLinkScreen } from './routes/password-link'
+import { PlaygroundScreen } from './routes/playground'
 import { ProfileScreen } from './routes/profile'
 import { ProjectsScreen } from './routes/projects'
 import { SegmentsScreen } from './routes/segments'
@@ -62,6 +63,7 @@ function SignedIn () {
             <Route path='/context'><ContextScreen /></Route>
             <Route path='/strategies'><StrategiesScreen /></Route>
             <Route path='/history'><HistoryScreen /></Route>
+            <Route path='/playground'><PlaygroundScreen /></Route>
             <Route path='/profile'><ProfileScreen /></Route>
             <Route path='/import-export'><Needs capability='change-flags'><ImportExportScreen /></Needs></Route>
             <Route path='/api-tokens'><Needs capability='admin'><ApiTokensScreen /></Needs></Route>

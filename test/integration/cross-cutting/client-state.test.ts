@@ -1062,6 +1062,8 @@ describe('every write route records an event and moves the client version; a ref
       // Which tokens are valid only reads; a request for tokens is always refused (no Enterprise Edge client is registered).
       'POST /edge/validate',
       'POST /edge/issue-token',
+      'POST /api/admin/playground',
+      'POST /api/admin/playground/advanced',
       // Sessions and password checks are not changes readers see.
       'POST /auth/simple/login',
       'POST /logout',

@@ -89,6 +89,8 @@ const TABLE: Record<string, Need> = {
   'DELETE /api/admin/context/:name/legal-values/:legalValue': 'editor',
   'GET /api/admin/context/:name/strategies': 'viewer',
   'POST /api/admin/constraints/validate': 'viewer',
+  'POST /api/admin/playground': 'viewer',
+  'POST /api/admin/playground/advanced': 'viewer',
   'GET /api/admin/tag-types': 'viewer',
   'POST /api/admin/tag-types': 'editor',
   'POST /api/admin/tag-types/validate': 'editor',
