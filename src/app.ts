@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto'
-import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
-import Fastify, { type FastifyBaseLogger, type FastifyServerOptions, LogController } from 'fastify'
+import type { FastifyBaseLogger } from 'fastify'
 import { authPlugin, TokenCache } from './auth/auth.plugin.js'
+import { edgeRoutes } from './auth/edge.routes.js'
 import { projectTokenRoutes, tokenRoutes } from './auth/tokens.routes.js'
 import { featureRoutes } from './catalog/catalog.routes.js'
 import { environmentRoutes } from './catalog/environments.routes.js'
@@ -11,26 +10,25 @@ import { archiveRoutes } from './catalog/archive.routes.js'
 import { Background } from './background/background.js'
 import { ClientState } from './client/client-state.js'
 import { clientRoutes } from './client/client.routes.js'
+import { clientFeature, databaseEngineSource, pollClientFeatures } from './client/client.service.js'
 import type { Config } from './config.js'
 import type { DatabaseHandle } from './db/database.js'
 import { ChangeFeed } from './events/change-feed.js'
 import { eventsRoutes } from './events/events.routes.js'
 import { frontendRoutes } from './frontend/frontend.routes.js'
 import { Engines } from './frontend/engines.js'
-import { ofrepPathError, ofrepRoutes, targetsOfrepFlag } from './frontend/ofrep.routes.js'
-import { clientErrorHandler, registerErrorHandling, sendError } from './http/error-handler.js'
+import { ofrepFrameworkErrors, ofrepRoutes } from './frontend/ofrep.routes.js'
 import { healthRoutes } from './http/health.routes.js'
 import { maintenanceGuard } from './http/maintenance-guard.js'
 import { methodNotAllowed } from './http/method-not-allowed.js'
 import { noStorePlugin } from './http/no-store.js'
 import { openApiPlugin } from './http/openapi.js'
 import { requestGuardsPlugin } from './http/request-guards.js'
-import { REQUEST_ID_PATTERN, requestLogPlugin } from './http/request-log.js'
-import { validatorCompiler } from './http/validation.js'
+import { requestLogPlugin } from './http/request-log.js'
+import { httpServer } from './http/http-server.js'
 import { lifecycleRoutes } from './lifecycle/lifecycle.routes.js'
 import { playgroundRoutes } from './playground/playground.routes.js'
 import { Tracers } from './playground/playground.service.js'
-import { loggerOptions } from './logger.js'
 import { metricsPlugin } from './metrics/metrics.plugin.js'
 import { dependencyRoutes } from './dependencies/dependencies.routes.js'
 import { constraintRoutes } from './context/constraint-check.routes.js'
@@ -50,6 +48,8 @@ import { strategySegmentRoutes } from './strategies/strategy-segments.routes.js'
 import { loadUiFiles } from './ui/ui-files.js'
 import { uiRoutes } from './ui/ui.routes.js'
 import { streamingRoutes } from './streaming/streaming.routes.js'
+import { clientDelta } from './streaming/delta.service.js'
+import { DatabaseStreamSource } from './streaming/stream-reads.service.js'
 import { Streams } from './streaming/streams.service.js'
 import { usagePruner } from './usage/pruner.service.js'
 import { usageRoutes } from './usage/usage.routes.js'
@@ -111,31 +111,7 @@ export interface AppDeps {
 
 /** Builds the HTTP application; the caller owns the database handle and closes it. */
 export async function buildApp (config: Config, { database, resolve = systemResolve, uiDir }: AppDeps, loggerInstance?: FastifyBaseLogger) {
-  const app = Fastify({
-    ...(loggerInstance ? { loggerInstance } : { logger: loggerOptions(config.logLevel) }),
-    bodyLimit: config.bodyLimit,
-    // Slow clients: all of a request must arrive within requestTimeout, and an idle
-    // connection is closed after connectionTimeout; Node checks both every second.
-    requestTimeout: config.requestTimeoutMs,
-    connectionTimeout: config.connectionTimeoutMs,
-    http: { connectionsCheckingInterval: 1000, headersTimeout: config.requestTimeoutMs },
-    genReqId: (req) => {
-      const sent = req.headers['x-request-id']
-      return typeof sent === 'string' && REQUEST_ID_PATTERN.test(sent) ? sent : randomUUID()
-    },
-    // Long enough for any key an OFREP client may send (its route answers FLAG_NOT_FOUND for
-    // them); other routes refuse a parameter over 100 characters with a 400 naming it.
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1000 },
-    trustProxy: config.trustProxy as FastifyServerOptions['trustProxy'],
-    logController: new LogController({ disableRequestLogging: true }),
-    // Errors the router raises before any route is found (a malformed %-escape in the path).
-    frameworkErrors: (error, request, reply) =>
-      request.method === 'POST' && targetsOfrepFlag(request.url) ? ofrepPathError(request, reply) : sendError(request, reply, error),
-    clientErrorHandler,
-  }).withTypeProvider<TypeBoxTypeProvider>()
-  app.decorate('draining', false)
-  app.setValidatorCompiler(validatorCompiler)
-  registerErrorHandling(app)
+  const app = httpServer(config, ofrepFrameworkErrors, loggerInstance)
 
   const db = database.db
   const tokens = new TokenCache(db, config.tokenCacheMs)
@@ -204,6 +180,7 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   await app.register(lifecycleRoutes, { db })
   await app.register(eventsRoutes, { db })
   await app.register(tokenRoutes, { db, tokens })
+  await app.register(edgeRoutes, { tokens, issueToken: true })
   await app.register(projectTokenRoutes, { db, tokens })
   await app.register(authRoutes, { people })
   await app.register(meRoutes, { people })
@@ -244,12 +221,12 @@ export async function buildApp (config: Config, { database, resolve = systemReso
     onError: (err, message) => app.log.warn({ err }, message),
   })
   app.decorate('usage', usage)
-  await app.register(clientRoutes, { db, state })
-  const streams = new Streams(db, changes, config.streaming, app.log)
+  await app.register(clientRoutes, { features: (token, wants) => pollClientFeatures(db, state, token, wants), feature: (token, name) => clientFeature(db, token, name) })
+  const streams: Streams = new Streams(new DatabaseStreamSource(db, changes, config.streaming.replayLimit), config.streaming, app.log)
   app.decorate('streams', streams)
-  await app.register(streamingRoutes, { db, streams, options: config.streaming })
+  await app.register(streamingRoutes, { delta: (token, query, held) => clientDelta(db, token, query, held, config.streaming.replayLimit), streams })
   await app.register(usageRoutes, { usage, ratePerMinute: config.clientUsageRate })
-  const engines = new Engines(db, state, config.frontendMaxEngines)
+  const engines = new Engines(databaseEngineSource(db, state), config.frontendMaxEngines)
   app.addHook('onClose', async () => engines.destroy())
   const origins = () => settings.originRule
   await app.register(frontendRoutes, { usage, engines, origins, ratePerMinute: config.clientUsageRate })

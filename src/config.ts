@@ -240,6 +240,26 @@ export const EnvSchema = Type.Object({
   OIDC_ADD_GROUPS_SCOPE: Flag('Also ask for the groups scope'),
   OIDC_ID_TOKEN_SIGNING_ALGORITHM: Type.Optional(Type.Union(ID_TOKEN_ALGORITHMS.map((a) => Type.Literal(a)), { description: 'The one algorithm ID tokens may be signed with' })),
   OIDC_ACR_VALUES: Type.Optional(Type.String({ minLength: 1, maxLength: 1000, description: 'acr_values sent to the provider' })),
+  UPSTREAM_URL: Type.Optional(Type.String({
+    pattern: '^https?://[^\\s?#]+$',
+    maxLength: 2000,
+    description: 'Relay mode (Unleash Edge\'s variable): the server, relay or Unleash whose flags this process relays to SDKs, held in memory, with no database (DATABASE_URL and DATA_DIR are not used). Without /api at the end',
+  })),
+  TOKENS: Type.Optional(Type.String({
+    maxLength: 100_000,
+    description: 'Relay mode: client and frontend tokens, comma-separated, whose flags are fetched at start; /ready answers 200 once each is served. Other tokens are checked with the upstream when an SDK first presents them',
+  })),
+  BACKUP_FOLDER: Type.Optional(Type.String({
+    minLength: 1,
+    maxLength: 1000,
+    description: 'Relay mode: a folder where the flags of every scope are written as they change; a relay restarted while its upstream is away starts from them. No secret is written there',
+  })),
+  REFRESH_INTERVAL: Type.Integer({
+    minimum: 1,
+    maximum: 3600,
+    default: 10,
+    description: 'Relay mode: seconds between polls of an upstream that does not stream (Unleash), and between retries of a stream; tokens are checked with the upstream every min(this, 30) seconds',
+  }),
   WEBHOOK_ALLOWED_NETWORKS: Type.String({
     default: '',
     maxLength: 10_000,
@@ -250,7 +270,7 @@ export const EnvSchema = Type.Object({
 export type Env = Static<typeof EnvSchema>
 
 /** Variables whose values are secrets: never printed, not even in a configuration error. */
-const SECRET_VARIABLES = new Set(['INIT_ADMIN_API_TOKENS', 'UNLEASH_DEFAULT_ADMIN_PASSWORD', 'INIT_ADMIN_PASSWORD', 'OIDC_CLIENT_SECRET'])
+const SECRET_VARIABLES = new Set(['TOKENS', 'INIT_ADMIN_API_TOKENS', 'UNLEASH_DEFAULT_ADMIN_PASSWORD', 'INIT_ADMIN_PASSWORD', 'OIDC_CLIENT_SECRET'])
 
 /** `postgres://user:secret@host/db` → `postgres://user:***@host/db`; other text unchanged. */
 export function redactUrl (text: string): string {
@@ -330,6 +350,7 @@ function toConfig (env: Env) {
     publicUrl: env.UNLEASH_URL?.replace(/\/+$/, ''),
     oidc: oidcOf(env),
     changeRequestPollMs: env.CHANGE_REQUEST_POLL_MS,
+    relay: relayOf(env),
     webhooks: {
       pollMs: env.WEBHOOK_POLL_MS,
       leaseMs: env.WEBHOOK_LEASE_MS,
@@ -342,6 +363,19 @@ function toConfig (env: Env) {
     },
   }
 }
+
+/** Relay mode's settings: present when UPSTREAM_URL is set. */
+function relayOf (env: Env) {
+  if (env.UPSTREAM_URL === undefined) return undefined
+  return {
+    upstreamUrl: env.UPSTREAM_URL.replace(/\/+$/, ''),
+    tokens: [...new Set((env.TOKENS ?? '').split(',').map((s) => s.trim()).filter((s) => s.length > 0))],
+    backupFolder: env.BACKUP_FOLDER,
+    refreshIntervalMs: env.REFRESH_INTERVAL * 1000,
+  }
+}
+
+export type RelayConfig = NonNullable<ReturnType<typeof relayOf>>
 
 /** The OpenID Connect settings the environment fixes: only those set. */
 function oidcOf (env: Env) {
@@ -445,6 +479,11 @@ export function loadConfig (env: NodeJS.ProcessEnv = process.env): Config {
       problems.push(`WEBHOOK_ALLOWED_NETWORKS=${JSON.stringify(valid.WEBHOOK_ALLOWED_NETWORKS)} is invalid (not a CIDR such as 10.0.0.0/8: ${bad.join(', ')})`)
     }
     problems.push(...initialAdminProblems(valid))
+    if (valid.UPSTREAM_URL === undefined) {
+      for (const name of ['TOKENS', 'BACKUP_FOLDER'] as const) {
+        if (valid[name] !== undefined) problems.push(`${name} is only read in relay mode: set UPSTREAM_URL too`)
+      }
+    }
     if (valid.SESSION_IDLE_TIMEOUT_MS > valid.SESSION_MAX_AGE_MS) {
       problems.push(`SESSION_IDLE_TIMEOUT_MS=${valid.SESSION_IDLE_TIMEOUT_MS} is invalid (must not exceed SESSION_MAX_AGE_MS=${valid.SESSION_MAX_AGE_MS})`)
     }

@@ -124,7 +124,12 @@ const kinds = {
   ServiceUnavailableError: {
     status: 503,
     title: 'Service unavailable',
-    description: 'The database is unreachable',
+    description: 'The database is unreachable (at a relay: the upstream, while it has to be asked)',
+  },
+  MissingClientTokenError: {
+    status: 511,
+    title: 'No client token covers this token',
+    description: 'At a relay: no client token it serves has this frontend token\'s environment and projects; give the relay one in TOKENS (as Unleash Edge answers)',
   },
   MaintenanceModeError: {
     status: 503,

@@ -4,6 +4,7 @@ import pino from 'pino'
 import { buildApp } from './app.js'
 import { ConfigError, loadConfig } from './config.js'
 import { loggerOptions } from './logger.js'
+import { buildRelayApp } from './relay/relay-app.js'
 import { openDatabase } from './startup.js'
 
 function readConfig () {
@@ -30,15 +31,27 @@ const exit = (code: number) => {
 }
 log.debug({ ms: Math.round(performance.now()) }, 'modules loaded')
 
-try {
+/** The server's app on its database, or (UPSTREAM_URL set) a relay, with no database at all. */
+async function start () {
+  const shown = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host
+  if (config.relay !== undefined) {
+    const app = await buildRelayApp(config, config.relay, log)
+    await app.listen({ port: config.port, host: config.host })
+    log.info({ startupMs: Math.round(performance.now()), mode: 'relay', upstream: config.relay.upstreamUrl, tokens: config.relay.tokens.length, url: `http://${shown}:${config.port}/` }, `relay listening at http://${shown}:${config.port}/, following ${config.relay.upstreamUrl}`)
+    return { app, close: async () => {} }
+  }
   const database = await openDatabase(config, log)
   log.debug({ ms: Math.round(performance.now()) }, 'database ready')
   // Beside the bundle: dist/web, written by build.mjs.
   const app = await buildApp(config, { database, uiDir: fileURLToPath(new URL('web', import.meta.url)) }, log)
   log.debug({ ms: Math.round(performance.now()) }, 'app built')
   await app.listen({ port: config.port, host: config.host })
-  const shown = config.host === '0.0.0.0' || config.host === '::' ? 'localhost' : config.host.includes(':') ? `[${config.host}]` : config.host
   log.info({ startupMs: Math.round(performance.now()), mode: database.mode, url: `http://${shown}:${config.port}/` }, `ready: the admin UI is at http://${shown}:${config.port}/`)
+  return { app, close: () => database.db.destroy() }
+}
+
+try {
+  const { app, close } = await start()
 
   let closing = false
   const shutdown = async (signal: string) => {
@@ -52,7 +65,7 @@ try {
     log.info('closing: finishing in-flight requests')
     try {
       await app.close()
-      await database.db.destroy()
+      await close()
       log.info('stopped')
       exit(0)
     } catch (err) {

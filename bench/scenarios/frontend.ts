@@ -18,7 +18,7 @@ const USERS = 10_000
  * tenth IN constraints, a tenth two strategies with string and number constraints, a tenth 50 %
  * with strategy variants and payloads.
  */
-function mixStrategies (name: string, i: number): object[] {
+export function mixStrategies (name: string, i: number): object[] {
   const kind = i % 10
   if (kind < 5) return [{ name: 'default', parameters: {}, constraints: [] }]
   if (kind < 7) return [{ name: 'flexibleRollout', parameters: { rollout: '30', stickiness: 'default', groupId: name }, constraints: [] }]

@@ -69,10 +69,19 @@ declare module 'fastify' {
 }
 
 /**
+ * Where the auth plugin finds an API token's scope: the database on the server (`TokenCache`),
+ * the upstream at a relay. `cached` answers at once when it can (almost every request).
+ */
+export interface TokenLookup {
+  cached(secret: string): TokenScope | undefined
+  lookup(secret: string): Promise<TokenScope | undefined>
+}
+
+/**
  * Token lookups cached in memory for `ttlMs`. A revoked token keeps working on another
  * instance for at most that long; on the instance that revoked it, at once (forget()).
  */
-export class TokenCache {
+export class TokenCache implements TokenLookup {
   readonly #entries = new Map<string, { token: ApiToken; expires: number }>()
   /** Lookups under way: requests with the same secret meanwhile wait for the same one. */
   readonly #reading = new Map<string, Promise<ApiToken | undefined>>()
@@ -209,7 +218,7 @@ export const refuseCrossSite = (request: FastifyRequest) => {
  * an Authorization header cannot have been sent cross-site by a browser without CORS, which
  * the admin API does not grant.
  */
-export const authPlugin = fp<{ tokens: TokenCache; people: Pick<PeopleContext, 'db' | 'sessions'>; loginHint?: LoginHintSource }>(
+export const authPlugin = fp<{ tokens: TokenLookup; people?: Pick<PeopleContext, 'db' | 'sessions'> | undefined; loginHint?: LoginHintSource }>(
   async (app: FastifyInstance, { tokens, people, loginHint }) => {
     app.decorateRequest('token', null as unknown as TokenScope)
     app.decorateRequest('person', null)
@@ -262,9 +271,9 @@ export const authPlugin = fp<{ tokens: TokenCache; people: Pick<PeopleContext, '
         }
         return done()
       }
-      const admit = (token: ApiToken | undefined) => {
-        // A cached token is checked again: its expiry may have passed since it was read.
-        if (!token || hasExpired(token)) throw unknownToken()
+      const admit = (token: (TokenScope & { expiresAt?: Date | null }) | undefined) => {
+        // A cached token is checked again: its expiry may have passed since it was read (a relay's tokens carry none).
+        if (!token || (token.expiresAt != null && hasExpired({ expiresAt: token.expiresAt }))) throw unknownToken()
         request.token = token
         request.author = { name: token.name }
         authorise(token, access, request.params)
@@ -272,8 +281,8 @@ export const authPlugin = fp<{ tokens: TokenCache; people: Pick<PeopleContext, '
       const secret = secretFromHeader(request.headers.authorization)
       if (secret === undefined) {
         // On the client and frontend APIs too: a person there is refused with 403, as a role refusal.
-        const sessionId = sessionIdFromCookie(request.headers.cookie)
-        if (sessionId === undefined) return refuseWithHint(access, loginHint, done)
+        const sessionId = people === undefined ? undefined : sessionIdFromCookie(request.headers.cookie)
+        if (sessionId === undefined || people === undefined) return refuseWithHint(access, loginHint, done)
         sessionPerson(people, sessionId).then((person) => {
           if (!person) {
             reply.header('set-cookie', clearedSessionCookie(request.protocol === 'https'))
@@ -287,6 +296,7 @@ export const authPlugin = fp<{ tokens: TokenCache; people: Pick<PeopleContext, '
         return
       }
       if (PAT_SECRET.test(secret)) {
+        if (people === undefined) return done(unknownToken())
         patPerson(people.db, secret).then((person) => {
           if (!person) throw new ApiError('UnauthorizedError', 'The personal access token is unknown, expired or was deleted')
           admitPerson(request, person)

@@ -1,14 +1,21 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
-import type { Database } from '../db/types.js'
+import type { TokenScope } from '../access/scope.js'
 import { replyConditionally } from '../http/conditional.js'
 import { errorStatuses } from '../http/openapi.js'
 import { responseHeader, UrlFriendly } from '../http/schemas.js'
-import type { ClientState } from './client-state.js'
 import { ClientFeature, ClientFeatures, ClientFeaturesQuery, ClientSpecHeader } from './client.schemas.js'
-import { clientFeature, pollClientFeatures, readsSegments } from './client.service.js'
+import { type ClientFeaturesReader, readsSegments } from './client.service.js'
 
-export const clientRoutes: FastifyPluginAsyncTypebox<{ db: Database; state: ClientState }> = async (app, { db, state }) => {
+/** What the routes read through: the server's database, or a relay's memory. */
+export interface ClientReads {
+  /** An SDK's poll: the ETag of the current answer, and the answer, built only when asked for. */
+  features: ClientFeaturesReader
+  /** One feature in the client format, segments inlined; 404 when the token cannot read it. */
+  feature (token: TokenScope, name: string): Promise<ClientFeature>
+}
+
+export const clientRoutes: FastifyPluginAsyncTypebox<ClientReads> = async (app, { features, feature }) => {
   app.get(
     '/api/client/features',
     {
@@ -37,7 +44,7 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ db: Database; state: Clie
     },
     async (request, reply) => {
       const wants = { ...request.query, segments: readsSegments(request.headers['unleash-client-spec']) }
-      const { etag, json } = await pollClientFeatures(db, state, request.token, wants)
+      const { etag, json } = await features(request.token, wants)
       return replyConditionally(reply, request.headers['if-none-match'], etag, json)
     }
   )
@@ -57,6 +64,6 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ db: Database; state: Clie
         response: { 200: ClientFeature },
       },
     },
-    async (request) => clientFeature(db, request.token, request.params.featureName)
+    async (request) => feature(request.token, request.params.featureName)
   )
 }

@@ -128,6 +128,13 @@ export async function clientFeatures (db: Database, token: TokenScope, request: 
 }
 
 /**
+ * How an SDK's poll is answered: the ETag of the current answer, and its JSON, built only when
+ * the SDK does not hold it already. From the database on the server (`pollClientFeatures`), from
+ * memory at a relay.
+ */
+export type ClientFeaturesReader = (token: TokenScope, request: ClientRequest) => Promise<{ etag: string; json: () => string | Buffer | Promise<string | Buffer> }>
+
+/**
  * An SDK's poll: the ETag of the current answer, and how to build the answer, which is only
  * built when the SDK does not hold it already. Answers come from the client state's caches.
  */
@@ -140,6 +147,15 @@ export async function pollClientFeatures (
   const etag = clientEtag(await state.version(), token, request)
   return { etag, json: () => state.answer(etag, async () => JSON.stringify(await clientFeatures(db, token, request))) }
 }
+
+/** The frontend engines' source on the server: the state version, and the client API's answer with top-level segments. */
+export const databaseEngineSource = (db: Database, state: ClientState) => ({
+  version: () => state.version(),
+  definitions: async (token: TokenScope) => {
+    const answer = await clientFeatures(db, token, { segments: true })
+    return { features: answer.features, segments: answer.segments ?? [] }
+  },
+})
 
 /**
  * One feature a client token may read, in Unleash's client format, with its segments'

@@ -1,8 +1,6 @@
 import { createHash } from 'node:crypto'
 import type { TokenScope } from '../access/scope.js'
-import type { ClientState } from '../client/client-state.js'
-import { clientFeatures } from '../client/client.service.js'
-import type { Database } from '../db/types.js'
+import type { EvaluatorState } from '../evaluation/compile.js'
 import { AnswerCache } from './answer-cache.js'
 import { Engine } from './engine.js'
 import { AnswerBuffers } from './pooled-sending.js'
@@ -15,9 +13,20 @@ interface Entry {
 }
 
 /**
+ * Where engines come from: a version that moves whenever the definitions of a token's scope may
+ * have changed, and those definitions (the client API's answer for the token's environment and
+ * projects, segments at the top level). On the server, the state version and the database
+ * (`databaseEngineSource`); at a relay, its memory.
+ */
+export interface EngineSource {
+  version(token: TokenScope): Promise<string>
+  definitions(token: TokenScope): Promise<EvaluatorState>
+}
+
+/**
  * Evaluation engines, one per environment and project set, built from the client API's answer
- * for the current state version (read at most once per CLIENT_STATE_CACHE_MS, so a change is
- * evaluated within it). When the version moves, the answer is read again; an engine whose
+ * for the current version (on the server read at most once per CLIENT_STATE_CACHE_MS, so a
+ * change is evaluated within it). When the version moves, the answer is read again; an engine whose
  * features did not change is kept, with the answers kept for it. At most `max` engines; the
  * least recently used goes first. Concurrent requests share a build.
  */
@@ -29,8 +38,7 @@ export class Engines {
   readonly buffers = new AnswerBuffers()
 
   constructor (
-    private readonly db: Database,
-    private readonly state: ClientState,
+    private readonly source: EngineSource,
     private readonly max: number
   ) {}
 
@@ -43,7 +51,7 @@ export class Engines {
       key = JSON.stringify([token.environments[0], token.projects])
       this.#keys.set(token, key)
     }
-    const version = await this.state.version()
+    const version = await this.source.version(token)
     const entry = this.#entries.get(key)
     this.#entries.delete(key)
     if (entry && entry.version === version) {
@@ -60,7 +68,7 @@ export class Engines {
   }
 
   #build (token: TokenScope, previous: Entry | undefined): Pick<Entry, 'engine' | 'definitions'> {
-    const answer = clientFeatures(this.db, token, { segments: true })
+    const answer = this.source.definitions(token)
     const definitions = answer.then((a) => createHash('sha256').update(JSON.stringify([a.features, a.segments])).digest('base64url'))
     const engine = (async () => {
       const [a, hash] = await Promise.all([answer, definitions])
@@ -69,7 +77,7 @@ export class Engines {
         const same = await Promise.all([previous.engine, previous.definitions]).then(([e, h]) => (h === hash ? e : undefined), () => undefined)
         if (same !== undefined) return same
       }
-      return new Engine({ features: a.features, segments: a.segments ?? [] })
+      return new Engine(a)
     })()
     return { engine, definitions }
   }

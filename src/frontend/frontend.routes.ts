@@ -7,7 +7,7 @@ import { errorStatuses } from '../http/openapi.js'
 import { EmptyReply, responseHeader } from '../http/schemas.js'
 import { UsageRate } from '../usage/admission.js'
 import { ClientMetrics } from '../usage/usage.schemas.js'
-import type { UsageRecorder } from '../usage/usage.service.js'
+import type { UsageSink } from '../usage/usage.service.js'
 import { frontendContext } from './context.js'
 import type { Engines } from './engines.js'
 import { FrontendBody, FrontendQuery, FrontendRegistration, FrontendToggles } from './frontend.schemas.js'
@@ -15,11 +15,13 @@ import { frontendToggles } from './frontend.service.js'
 import { type Answer, bytesUntilSent } from './pooled-sending.js'
 
 interface Options {
-  usage: UsageRecorder
+  usage: UsageSink
   engines: Engines
   /** Which origins may read the answers (FRONTEND_ALLOWED_ORIGINS, or as an Admin set them), asked at every request. */
   origins: () => OriginRule
   ratePerMinute: number
+  /** Statuses this mode adds to every route's (a relay's 511: no client token covers the frontend token). */
+  moreErrors?: number[]
 }
 
 const TOGGLES_DESCRIPTION =
@@ -29,7 +31,7 @@ const togglesResponse = {
   200: { ...FrontendToggles, headers: { etag: responseHeader('A hash of this answer', true) } },
 }
 
-export const frontendRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { usage, engines, origins, ratePerMinute }) => {
+export const frontendRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { usage, engines, origins, ratePerMinute, moreErrors = [] }) => {
   const { preflight } = cors(app, origins)
   const rate = new UsageRate(ratePerMinute)
 
@@ -49,7 +51,7 @@ export const frontendRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
         description: `${TOGGLES_DESCRIPTION} If-None-Match (compared weakly) is answered 304 when the answer is the same.`,
         querystring: FrontendQuery,
         headers: Type.Object({ 'if-none-match': Type.Optional(Type.String()) }),
-        errors: errorStatuses(400, 403),
+        errors: errorStatuses(400, 403, ...moreErrors),
         response: {
           ...togglesResponse,
           304: { type: 'null', description: 'Not modified', headers: { etag: responseHeader('A hash of the answer', true) } },
@@ -70,7 +72,7 @@ export const frontendRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
         summary: 'The features on for a context given in the body',
         description: `${TOGGLES_DESCRIPTION} Body: {context: {…}}, the fields of the GET query.`,
         body: FrontendBody,
-        errors: errorStatuses(400, 403, 413, 415),
+        errors: errorStatuses(400, 403, 413, 415, ...moreErrors),
         response: togglesResponse,
       },
     },
@@ -88,7 +90,7 @@ export const frontendRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
         description:
           "As Unleash: 200. The client API's metrics body and rules: counts in hourly buckets of the token's environment, features outside its projects ignored, the first evaluation moves the lifecycle (pre-live, live) when the counts are written (every USAGE_FLUSH_MS). At most CLIENT_USAGE_RATE reports per token per minute (429); CLIENT_MAX_APPLICATIONS applications per token.",
         body: ClientMetrics,
-        errors: errorStatuses(400, 403, 413, 415),
+        errors: errorStatuses(400, 403, 413, 415, ...moreErrors),
         response: { 200: EmptyReply },
       },
     },
@@ -109,12 +111,13 @@ export const frontendRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
         summary: 'A browser SDK announces itself',
         description: 'As Unleash: 200, and nothing is stored (Unleash keeps it for future use). The body is validated; at most CLIENT_USAGE_RATE reports per token per minute (429).',
         body: FrontendRegistration,
-        errors: errorStatuses(400, 403, 413, 415),
+        errors: errorStatuses(400, 403, 413, 415, ...moreErrors),
         response: { 200: EmptyReply },
       },
     },
     async (request, reply) => {
       rate.take(request.token.name)
+      usage.announce(request.token, request.body)
       return reply.code(200).send()
     }
   )

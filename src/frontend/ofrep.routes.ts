@@ -70,7 +70,12 @@ export function ofrepPathError (request: FastifyRequest, reply: FastifyReply) {
   return reply.code(400).type('application/json; charset=utf-8').send({ errorCode: 'PARSE_ERROR', errorDetails: 'The flag key in the path is not valid percent-encoding' })
 }
 
-export const ofrepRoutes: FastifyPluginAsyncTypebox<{ engines: Engines; origins: () => OriginRule }> = async (app, { engines, origins }) => {
+/** Errors the router raises before any route is found: OFREP's answer on its single-flag route, the problem body elsewhere. */
+export function ofrepFrameworkErrors (error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  return request.method === 'POST' && targetsOfrepFlag(request.url) ? ofrepPathError(request, reply) : sendError(request, reply, error)
+}
+
+export const ofrepRoutes: FastifyPluginAsyncTypebox<{ engines: Engines; origins: () => OriginRule; moreErrors?: number[] }> = async (app, { engines, origins, moreErrors = [] }) => {
   const { preflight } = cors(app, origins)
 
   app.post(
@@ -85,7 +90,7 @@ export const ofrepRoutes: FastifyPluginAsyncTypebox<{ engines: Engines; origins:
         description: `${MAPPING} An unknown flag (or one outside the token's projects and environment, or a key no flag can have: longer than 100 characters, a NUL) is 404 FLAG_NOT_FOUND; a malformed %-escape in the key is 400 PARSE_ERROR; a context that is not an object of strings, numbers and booleans is 400 INVALID_CONTEXT.`,
         params: OfrepParams,
         body: OfrepBody,
-        errors: errorStatuses(403, 413, 415),
+        errors: errorStatuses(403, 413, 415, ...moreErrors),
         response: {
           200: OfrepSuccess,
           400: { ...OfrepFailure, description: 'INVALID_CONTEXT (or PARSE_ERROR for a body that is not JSON, or a key that is not valid percent-encoding)' },
@@ -116,7 +121,7 @@ export const ofrepRoutes: FastifyPluginAsyncTypebox<{ engines: Engines; origins:
         description: `${MAPPING} Every flag of the frontend token's environment and projects, by name. The answer has an ETag; If-None-Match (compared weakly) is answered 304 when the answer is the same.`,
         body: OfrepBody,
         headers: Type.Object({ 'if-none-match': Type.Optional(Type.String()) }),
-        errors: errorStatuses(403, 413, 415),
+        errors: errorStatuses(403, 413, 415, ...moreErrors),
         response: {
           200: { ...OfrepBulk, headers: { etag: responseHeader('A hash of this answer', true) } },
           304: { type: 'null', description: 'Not modified', headers: { etag: responseHeader('A hash of the answer', true) } },

@@ -5,10 +5,11 @@ import type { DatabaseHandle } from '../db/database.js'
 
 /**
  * Prometheus metrics at /metrics (no token): requests by route and status, their latency,
- * and the database pool. Route labels are route patterns, so cardinality stays bounded.
+ * the database pool and the change feed (on the server), the streams, and what `more` adds (a
+ * relay's). Route labels are route patterns, so cardinality stays bounded.
  */
-export const metricsPlugin = fp<{ database: DatabaseHandle }>(
-  async (app: FastifyInstance, { database }) => {
+export const metricsPlugin = fp<{ database?: DatabaseHandle | undefined; more?: (registry: Registry) => void }>(
+  async (app: FastifyInstance, { database, more }) => {
     const registry = new Registry()
     const labelNames = ['method', 'route', 'status'] as const
     const requests = new Counter({
@@ -31,13 +32,13 @@ export const metricsPlugin = fp<{ database: DatabaseHandle }>(
       labelNames: ['state'] as const,
       registers: [],
       collect () {
-        const stats = database.poolStats()
+        const stats = database!.poolStats()
         this.set({ state: 'total' }, stats.total)
         this.set({ state: 'idle' }, stats.idle)
         this.set({ state: 'waiting' }, stats.waiting)
       },
     })
-    registry.registerMetric(pool)
+    if (database !== undefined) registry.registerMetric(pool)
     // Streams and the change feed, read at scrape time (both exist once the app is built).
     registry.registerMetric(new Gauge({
       name: 'streaming_streams',
@@ -51,12 +52,15 @@ export const metricsPlugin = fp<{ database: DatabaseHandle }>(
       registers: [],
       collect () { this.set(app.streams?.stats.dropped ?? 0) },
     }))
-    registry.registerMetric(new Gauge({
-      name: 'change_feed_listening',
-      help: '1 while the change feed listens for commits (LISTEN/NOTIFY), 0 while it reconnects',
-      registers: [],
-      collect () { this.set(app.changes?.listening === true ? 1 : 0) },
-    }))
+    more?.(registry)
+    if (database !== undefined) {
+      registry.registerMetric(new Gauge({
+        name: 'change_feed_listening',
+        help: '1 while the change feed listens for commits (LISTEN/NOTIFY), 0 while it reconnects',
+        registers: [],
+        collect () { this.set(app.changes?.listening === true ? 1 : 0) },
+      }))
+    }
 
     // The series of each method, route and status, looked up once: labelling a series costs
     // more than counting in it. Bounded: routes are patterns.
@@ -97,5 +101,5 @@ export const metricsPlugin = fp<{ database: DatabaseHandle }>(
       }
     )
   },
-  { name: 'metrics' }
+{ name: 'metrics' }
 )

@@ -132,6 +132,16 @@ export async function eventsOf (q: Queryable, filter: ClientFilter, plan: Plan):
   return updatesFor(q, filter, plan.changes, plan.revision)
 }
 
+/** What an SDK's delta query may filter on. */
+export type DeltaQuery = { namePrefix?: string | undefined; project?: string | undefined }
+
+/**
+ * How GET /api/client/delta is answered for a token, a query and the revision the SDK holds:
+ * from the database (the server, `clientDelta`) or from a relay's memory. `json` undefined: the
+ * SDK holds the current revision (304).
+ */
+export type DeltaReader = (token: TokenScope, query: DeltaQuery, held: string | undefined) => Promise<{ etag: string; json: string | undefined }>
+
 /**
  * GET /api/client/delta: the ETag is the revision; an SDK that holds it gets nothing to build
  * (304), one with a known older revision the events since, any other a hydration.
@@ -139,7 +149,7 @@ export async function eventsOf (q: Queryable, filter: ClientFilter, plan: Plan):
 export async function clientDelta (
   db: Database,
   token: TokenScope,
-  query: { namePrefix?: string | undefined; project?: string | undefined },
+  query: DeltaQuery,
   held: string | undefined,
   replayLimit: number
 ): Promise<{ etag: string; json: string | undefined }> {

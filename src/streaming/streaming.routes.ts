@@ -1,13 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { ClientSpecHeader } from '../client/client.schemas.js'
-import type { Database } from '../db/types.js'
 import { replyHeld } from '../http/conditional.js'
 import { errorStatuses } from '../http/openapi.js'
 import { responseHeader } from '../http/schemas.js'
-import { clientDelta } from './delta.service.js'
+import type { DeltaReader } from './delta.service.js'
 import { DeltaEvents, DeltaQuery } from './streaming.schemas.js'
-import type { StreamingOptions, Streams } from './streams.service.js'
+import type { Streams } from './streams.service.js'
 
 /** Headers SDKs send, as they send them (unleash-interval is the text "undefined" in streaming mode). */
 const SdkHeaders = {
@@ -19,7 +18,13 @@ const SdkHeaders = {
   'unleash-sdk': Type.Optional(Type.String({ maxLength: 1000 })),
 }
 
-export const streamingRoutes: FastifyPluginAsyncTypebox<{ db: Database; streams: Streams; options: StreamingOptions }> = async (app, { db, streams, options }) => {
+interface Options {
+  /** Answers a delta poll (the database's clientDelta on the server, memory at a relay). */
+  delta: DeltaReader
+  streams: Pick<Streams, 'open'>
+}
+
+export const streamingRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { delta, streams }) => {
   app.get(
     '/api/client/delta',
     {
@@ -47,7 +52,7 @@ export const streamingRoutes: FastifyPluginAsyncTypebox<{ db: Database; streams:
       },
     },
     async (request, reply) => {
-      const { etag, json } = await clientDelta(db, request.token, request.query, request.headers['if-none-match'], options.replayLimit)
+      const { etag, json } = await delta(request.token, request.query, request.headers['if-none-match'])
       return replyHeld(reply, etag, json)
     }
   )

@@ -1,12 +1,9 @@
-import { readSnapshot } from '../db/snapshot.js'
 import type { TokenScope } from '../access/scope.js'
 import { every, type Worker } from '../background/worker.js'
-import type { Database } from '../db/types.js'
 import { ApiError } from '../errors.js'
-import type { ChangeFeed, ChangeFeedLog } from '../events/change-feed.js'
-import { eventsOf, parseRevision, type Plan, planFrom, readPosition, type StreamScope, scopeOf } from './delta.service.js'
+import type { ChangeFeedLog } from '../events/change-feed.js'
+import { parseRevision, type Plan, type StreamScope, scopeOf } from './delta.service.js'
 import type { DeltaEvent } from './streaming.schemas.js'
-import { anyEventFrom, readHorizon, tokensDeletedBetween } from './streaming.store.js'
 
 /** Where a stream's bytes go: the HTTP response, seen as a plain writable. */
 export interface StreamSink {
@@ -31,18 +28,51 @@ export interface StreamingOptions {
   replayLimit: number
 }
 
+/** A new stream's first event is shared by the new streams of one scope that sent the same Last-Event-ID: their `key`. */
+export interface StreamJoin {
+  key: string
+  scope: StreamScope
+  lastEventId: bigint | undefined
+}
+
+/** What a scope's streams are sent: the events, and the revision they bring the SDK to. */
+export interface StreamUpdate {
+  revision: bigint
+  events: DeltaEvent[]
+}
+
+/** What one round read, in one consistent view of the state. */
+export interface StreamRound<P> {
+  /** Where the next round reads from. */
+  position: P
+  /** The events since the last round, by scope key (none: nothing to send). */
+  updates: Map<string, StreamUpdate>
+  /** The first event of new streams, by join key, and how they began. */
+  firsts: Map<string, StreamUpdate & { kind: Plan['kind'] }>
+  /** Tokens deleted since the last round: their streams end. */
+  deleted: readonly string[]
+  /** An event is held back (an older transaction still running): read again soon. */
+  heldBack: boolean
+}
+
+/**
+ * Where the streams of an instance read what they send: the database (the server, see
+ * stream-reads.service.ts) or a relay's memory (src/relay/). It wakes its subscribers when
+ * something may have changed.
+ */
+export interface StreamSource<P = unknown> {
+  subscribe(listener: () => void): () => void
+  /** Reads, from `from` (undefined: the first round), the updates of `scopes` and the first events of `joins`. */
+  read(from: P | undefined, scopes: readonly StreamScope[], joins: readonly StreamJoin[]): Promise<StreamRound<P>>
+}
+
 interface Stream {
   sink: StreamSink
   scope: StreamScope
   tokenKey: string
   tokenName: string
   closed: boolean
-  /** Ends the stream when its token expires. */
-  expiry?: NodeJS.Timeout
 }
-
-/** Longest a timer waits (Node's limit, about 24.8 days): a stream whose token expires later ends then, and its SDK connects again. */
-const MAX_TIMER_MS = 2 ** 31 - 1
 
 interface Join {
   stream: Stream
@@ -56,18 +86,16 @@ const sse = (event: string, revision: bigint, events: DeltaEvent[]) =>
 const KEEP_ALIVE = Buffer.from(': keep-alive\n\n')
 
 /**
- * The streams of one instance (GET /api/client/streaming). On every wake of the change feed
- * (and for new streams) one round runs, one at a time: in one repeatable-read snapshot it reads
- * the events since the revision every open stream holds, builds each scope's update once, and
- * the hydration or replay of each new stream (shared by the streams of one scope that sent the
- * same Last-Event-ID); after the snapshot, the same bytes go to every stream of the scope. A
- * stream never receives a state older than one it was sent, since rounds read later snapshots
- * one after another. An event held back by an older transaction still running is picked up by
- * another round soon after (the watermark moves when that transaction ends, which need not
- * notify).
+ * The streams of one instance (GET /api/client/streaming). On every wake of the source (and for
+ * new streams) one round runs, one at a time: the source reads, in one consistent view, the
+ * events since the last round for every scope with open streams (each scope's update built
+ * once), and the hydration or replay of each new stream (shared by the streams of one scope
+ * that sent the same Last-Event-ID); then the same bytes go to every stream of the scope. A
+ * stream never receives a state older than one it was sent, since rounds read one after
+ * another. An event the source holds back is picked up by another round soon after.
  */
-export class Streams implements Worker {
-  #revision: bigint | undefined
+export class Streams<P = unknown> implements Worker {
+  #position: P | undefined
   readonly #scopes = new Map<string, { scope: StreamScope; streams: Set<Stream> }>()
   #joins: Join[] = []
   readonly #perToken = new Map<string, number>()
@@ -84,8 +112,7 @@ export class Streams implements Worker {
   readonly stats = { rounds: 0, dropped: 0, hydrations: 0, replays: 0, upToDate: 0 }
 
   constructor (
-    private readonly db: Database,
-    private readonly feed: ChangeFeed,
+    private readonly source: StreamSource<P>,
     private readonly options: StreamingOptions,
     private readonly log: ChangeFeedLog
   ) {
@@ -102,7 +129,7 @@ export class Streams implements Worker {
   start (): void {
     if (this.#started) return
     this.#started = true
-    this.#unsubscribe = this.feed.subscribe(() => this.#kick())
+    this.#unsubscribe = this.source.subscribe(() => this.#kick())
     this.#keepAlive.start()
   }
 
@@ -127,8 +154,6 @@ export class Streams implements Worker {
     // The slot is given back when the client leaves, whenever that is: before this line too.
     sink.onClose(() => this.#forget(stream))
     if (stream.closed) return
-    // A stream lives no longer than its token.
-    if (token.expiresAt) stream.expiry = setTimeout(() => this.#end(stream), Math.min(Math.max(token.expiresAt.getTime() - Date.now(), 0), MAX_TIMER_MS)).unref()
     sink.begin()
     this.#joins.push({ stream, lastEventId: parseRevision(lastEventId) })
     this.#kick()
@@ -155,7 +180,6 @@ export class Streams implements Worker {
   #forget (stream: Stream): void {
     if (stream.closed) return
     stream.closed = true
-    clearTimeout(stream.expiry)
     this.#count--
     const left = (this.#perToken.get(stream.tokenKey) ?? 1) - 1
     if (left === 0) this.#perToken.delete(stream.tokenKey)
@@ -218,46 +242,30 @@ export class Streams implements Worker {
     const joins = this.#joins.filter((j) => !j.stream.closed)
     this.#joins = []
     if (this.#scopes.size === 0 && joins.length === 0) {
-      this.#revision = undefined
+      this.#position = undefined
       return false
     }
     this.stats.rounds++
-    const from = this.#revision
-    let result
+    // New streams that sent the same Last-Event-ID in one scope share their first event.
+    const asked = new Map<string, StreamJoin>()
+    for (const { stream, lastEventId } of joins) {
+      const key = joinKey(stream.scope, lastEventId)
+      if (!asked.has(key)) asked.set(key, { key, scope: stream.scope, lastEventId })
+    }
+    let result: StreamRound<P>
     try {
-      const horizon = await readHorizon(this.db)
-      result = await readSnapshot(this.db, async (trx) => {
-        const position = await readPosition(trx, horizon)
-        const updates = new Map<string, DeltaEvent[]>()
-        // A stream lives as long as its token: one deleted (or given a new expiry) since the last round ends its streams; their SDKs connect again, checked afresh.
-        const deleted = from !== undefined && this.#scopes.size > 0 ? await tokensDeletedBetween(trx, from, position.watermark) : []
-        if (from !== undefined && this.#scopes.size > 0) {
-          const plan = await planFrom(trx, position, from, this.options.replayLimit)
-          for (const [key, { scope }] of this.#scopes) updates.set(key, await eventsOf(trx, scope.filter, plan))
-        }
-        // New streams that sent the same Last-Event-ID in one scope share their first event.
-        const firsts = new Map<string, DeltaEvent[]>()
-        const kinds = new Map<string, Plan['kind']>()
-        for (const { stream, lastEventId } of joins) {
-          const key = `${stream.scope.key} ${lastEventId ?? ''}`
-          if (firsts.has(key)) continue
-          const plan = await planFrom(trx, position, lastEventId, this.options.replayLimit)
-          kinds.set(key, plan.kind)
-          firsts.set(key, await eventsOf(trx, stream.scope.filter, plan))
-        }
-        return { revision: position.revision, updates, firsts, kinds, deleted, heldBack: await anyEventFrom(trx, position.watermark) }
-      })
+      result = await this.source.read(this.#position, [...this.#scopes.values()].map((s) => s.scope), [...asked.values()])
     } catch (error) {
       this.#joins.unshift(...joins)
       throw error
     }
     if (this.#closed) return false
-    const { revision, updates, firsts, kinds, deleted, heldBack } = result
+    const { position, updates, firsts, deleted, heldBack } = result
     if (deleted.length > 0) {
       const names = new Set(deleted)
       for (const { streams } of [...this.#scopes.values()]) for (const stream of [...streams]) if (names.has(stream.tokenName)) this.#end(stream)
     }
-    for (const [key, events] of updates) {
+    for (const [key, { revision, events }] of updates) {
       const entry = this.#scopes.get(key)
       if (entry === undefined || events.length === 0) continue
       const bytes = sse('unleash-updated', revision, events)
@@ -266,22 +274,29 @@ export class Streams implements Worker {
     const firstBytes = new Map<string, Buffer>()
     for (const { stream, lastEventId } of joins) {
       if (stream.closed || this.#closed) continue
-      const key = `${stream.scope.key} ${lastEventId ?? ''}`
+      const key = joinKey(stream.scope, lastEventId)
+      const first = firsts.get(key)
+      // A scope the source no longer serves (its token went meanwhile): the stream ends.
+      if (first === undefined) {
+        this.#end(stream)
+        continue
+      }
       let bytes = firstBytes.get(key)
       if (bytes === undefined) {
-        bytes = sse('unleash-connected', revision, firsts.get(key) ?? [])
+        bytes = sse('unleash-connected', first.revision, first.events)
         firstBytes.set(key, bytes)
       }
       stream.sink.write(bytes)
-      const kind = kinds.get(key)
-      if (kind === 'hydrate') this.stats.hydrations++
-      else if (kind === 'changes') this.stats.replays++
+      if (first.kind === 'hydrate') this.stats.hydrations++
+      else if (first.kind === 'changes') this.stats.replays++
       else this.stats.upToDate++
       const entry = this.#scopes.get(stream.scope.key) ?? { scope: stream.scope, streams: new Set<Stream>() }
       entry.streams.add(stream)
       this.#scopes.set(stream.scope.key, entry)
     }
-    this.#revision = revision
+    this.#position = position
     return heldBack
   }
 }
+
+const joinKey = (scope: StreamScope, lastEventId: bigint | undefined) => `${scope.key} ${lastEventId ?? ''}`

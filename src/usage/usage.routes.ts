@@ -2,10 +2,27 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorStatuses } from '../http/openapi.js'
 import { EmptyReply } from '../http/schemas.js'
 import { UsageRate } from './admission.js'
-import { ClientMetrics, ClientRegistration } from './usage.schemas.js'
-import type { UsageRecorder } from './usage.service.js'
+import { BulkMetrics, ClientMetrics, ClientRegistration } from './usage.schemas.js'
+import type { UsageSink } from './usage.service.js'
 
-export const usageRoutes: FastifyPluginAsyncTypebox<{ usage: UsageRecorder; ratePerMinute: number }> = async (app, { usage, ratePerMinute }) => {
+interface Options {
+  /** Where reports go: the database on the server, upstream at a relay. */
+  usage: UsageSink
+  ratePerMinute: number
+  /** What the descriptions say happens to a report (the server's words, or a relay's). */
+  fate?: { register: string; metrics: string; bulk: string }
+}
+
+const METRICS =
+  "Unleash's metrics body, validated strictly. Counts are summed in memory and written every USAGE_FLUSH_MS, added to the server's current hour per feature and application (the app name with this token), with per-variant counts (at most 100 variant names per feature, application and hour); features that do not exist, are archived or are outside the token's projects are ignored. Hourly counts are kept USAGE_RETENTION_DAYS. The first evaluation moves a feature to the lifecycle stage pre-live (a non-production environment) or live (an environment of type production) when its counts are written, with the event feature-lifecycle-stage-entered; the counts themselves are usage data and record no event. A new application past CLIENT_MAX_APPLICATIONS is 400. At most CLIENT_USAGE_RATE usage reports per token per minute; more are 429."
+
+const SERVER = {
+  register: 'Unleash\'s registration body, validated strictly (unknown members are refused). An instance is recorded for its application (the app name reported with this token, its environment and projects): registrations through other tokens never replace it. Usage data, not a change: no event; summed in memory and written every USAGE_FLUSH_MS. A token may report CLIENT_MAX_APPLICATIONS applications and have CLIENT_MAX_INSTANCES instances (forgotten 48 hours after they were last seen); a new one past either is 400. At most CLIENT_USAGE_RATE usage reports (registrations and metrics) per token per minute; more are 429.',
+  metrics: METRICS,
+  bulk: "As Unleash (for Unleash Edge and relays): the applications are registered (browser SDKs' are not stored, as their own registrations) and the metrics of the token's environment counted (others ignored), each application as if it had reported itself, with the same rules and caps. What one application is refused does not stop the others: they are recorded and the answer is 400 naming the refusal. One usage report of the token (CLIENT_USAGE_RATE).",
+}
+
+export const usageRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { usage, ratePerMinute, fate = SERVER }) => {
   const rate = new UsageRate(ratePerMinute)
 
   app.post(
@@ -16,7 +33,7 @@ export const usageRoutes: FastifyPluginAsyncTypebox<{ usage: UsageRecorder; rate
         tags: ['Client API'],
         operationId: 'registerClientApplication',
         summary: 'An SDK instance announces itself',
-        description: 'Unleash\'s registration body, validated strictly (unknown members are refused). An instance is recorded for its application (the app name reported with this token, its environment and projects): registrations through other tokens never replace it. Usage data, not a change: no event; summed in memory and written every USAGE_FLUSH_MS. A token may report CLIENT_MAX_APPLICATIONS applications and have CLIENT_MAX_INSTANCES instances (forgotten 48 hours after they were last seen); a new one past either is 400. At most CLIENT_USAGE_RATE usage reports (registrations and metrics) per token per minute; more are 429.',
+        description: fate.register,
         body: ClientRegistration,
         errors: errorStatuses(400, 403, 413, 415),
         response: { 202: EmptyReply },
@@ -37,8 +54,7 @@ export const usageRoutes: FastifyPluginAsyncTypebox<{ usage: UsageRecorder; rate
         tags: ['Client API'],
         operationId: 'registerClientMetrics',
         summary: 'An SDK reports how often it evaluated each feature',
-        description:
-          "Unleash's metrics body, validated strictly. Counts are summed in memory and written every USAGE_FLUSH_MS, added to the server's current hour per feature and application (the app name with this token), with per-variant counts (at most 100 variant names per feature, application and hour); features that do not exist, are archived or are outside the token's projects are ignored. Hourly counts are kept USAGE_RETENTION_DAYS. The first evaluation moves a feature to the lifecycle stage pre-live (a non-production environment) or live (an environment of type production) when its counts are written, with the event feature-lifecycle-stage-entered; the counts themselves are usage data and record no event. A new application past CLIENT_MAX_APPLICATIONS is 400. At most CLIENT_USAGE_RATE usage reports per token per minute; more are 429.",
+        description: fate.metrics,
         body: ClientMetrics,
         errors: errorStatuses(400, 403, 413, 415),
         response: { 202: EmptyReply },
@@ -47,6 +63,27 @@ export const usageRoutes: FastifyPluginAsyncTypebox<{ usage: UsageRecorder; rate
     async (request, reply) => {
       rate.take(request.token.name)
       await usage.count(request.token, request.body)
+      return reply.code(202).send()
+    }
+  )
+
+  app.post(
+    '/api/client/metrics/bulk',
+    {
+      config: { access: 'client' },
+      schema: {
+        tags: ['Client API'],
+        operationId: 'clientBulkMetrics',
+        summary: 'Registrations and metrics of many SDKs at once (Unleash Edge, relays)',
+        description: fate.bulk,
+        body: BulkMetrics,
+        errors: errorStatuses(400, 403, 413, 415),
+        response: { 202: EmptyReply },
+      },
+    },
+    async (request, reply) => {
+      rate.take(request.token.name)
+      await usage.bulk(request.token, request.body)
       return reply.code(202).send()
     }
   )

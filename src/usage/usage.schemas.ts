@@ -1,4 +1,4 @@
-import { type TSchema, Type } from '@sinclair/typebox'
+import { type Static, type TSchema, Type } from '@sinclair/typebox'
 import { Nullable } from '../http/schemas.js'
 
 const Text = (maxLength: number, description?: string) =>
@@ -79,3 +79,42 @@ export const ClientMetrics = Type.Object(
   },
   { additionalProperties: false }
 )
+
+/**
+ * POST /api/client/metrics/bulk: what Unleash Edge (and a relay) sends for the SDKs behind it,
+ * as Unleash's bulkMetricsSchema. Members Unleash may add are accepted and ignored.
+ */
+export const BulkRegistration = Type.Object({
+  appName: Text(255),
+  instanceId: Text(255),
+  environment: Text(100, 'Registered with the token\'s environment, whatever this says'),
+  interval: Type.Optional(Type.Number({ minimum: 0, maximum: 86_400_000 })),
+  started: Type.Optional(Type.Union([Instant, Type.Integer({ minimum: 0, maximum: 8_640_000_000_000_000, description: 'Milliseconds since 1970' })])),
+  strategies: Type.Optional(Type.Array(Text(255), { maxItems: 100 })),
+  projects: Type.Optional(Type.Array(Text(100), { maxItems: 1000 })),
+  sdkVersion: Type.Optional(Text(255)),
+  sdkType: Type.Optional(Nullable(Type.Union([Type.Literal('frontend'), Type.Literal('backend')], { description: 'frontend: a browser SDK, not stored (as its registration); backend or none: an SDK instance' }))),
+  sdkFlavor: Type.Optional(Text(256)),
+  sdkFlavorVersion: Type.Optional(Text(32)),
+  connectVia: Type.Optional(Type.Array(Type.Object({ appName: Text(255), instanceId: Text(255) }), { maxItems: 100 })),
+})
+
+export const BulkMetric = Type.Object({
+  featureName: Type.String({ minLength: 1, maxLength: 100 }),
+  appName: Text(255),
+  environment: Text(100, 'Only metrics of the token\'s environment are counted (as Unleash)'),
+  timestamp: Type.Optional(Instant),
+  yes: Type.Optional(Count),
+  no: Type.Optional(Count),
+  variants: Type.Optional(NamedCounts(Count, 100, 'Evaluations per variant name (at most 100 names of at most 100 characters)')),
+})
+
+export const BulkMetrics = Type.Object({
+  applications: Type.Array(BulkRegistration, { maxItems: 1000 }),
+  metrics: Type.Array(BulkMetric, { maxItems: 10_000 }),
+  impactMetrics: Type.Optional(Type.Array(Type.Unknown(), { maxItems: 100, description: 'Accepted and ignored' })),
+  seenTokens: Type.Optional(Type.Array(Type.String({ maxLength: 1000 }), { maxItems: 1000, description: 'Accepted and ignored' })),
+})
+export type BulkMetrics = Static<typeof BulkMetrics>
+export type ClientRegistration = Static<typeof ClientRegistration>
+export type ClientMetrics = Static<typeof ClientMetrics>

@@ -5,7 +5,8 @@ import type { Database } from '../db/types.js'
 import { Admission, type UsageLimits } from './admission.js'
 import { applicationKey, Batch, instanceKeyOf, keyOf } from './batch.js'
 import { BatchWriter } from './batch-writer.service.js'
-import type { ClientMetrics, ClientRegistration } from './usage.schemas.js'
+import { ApiError } from '../errors.js'
+import type { BulkMetrics, ClientMetrics, ClientRegistration } from './usage.schemas.js'
 
 export interface UsageOptions {
   limits: UsageLimits
@@ -15,6 +16,29 @@ export interface UsageOptions {
   maxPending: number
   /** Told when a flush or a lifecycle move fails (what failed to be written is kept for the next flush while it fits). */
   onError: (error: unknown, message: string) => void
+}
+
+/** What a browser SDK sends about itself (POST /api/frontend/client/register). */
+export interface FrontendAnnouncement {
+  appName: string
+  instanceId?: string | undefined
+  sdkVersion?: string | undefined
+  interval: number
+  started: string | number
+  strategies: string[]
+}
+
+/**
+ * Where SDK usage goes: on the server, into the database (`UsageRecorder`); at a relay, upstream
+ * in batches. The routes of the client and frontend APIs hand every report to one.
+ */
+export interface UsageSink {
+  register(token: TokenScope, body: Static<typeof ClientRegistration>): Promise<void>
+  count(token: TokenScope, body: Static<typeof ClientMetrics>): Promise<void>
+  /** A browser SDK announced itself: not stored on the server (as Unleash), passed on by a relay. */
+  announce(token: TokenScope, body: FrontendAnnouncement): void
+  /** Registrations and counts of many SDKs at once (Unleash Edge's and a relay's batches). */
+  bulk(token: TokenScope, body: BulkMetrics): Promise<void>
 }
 
 const HOUR_MS = 3_600_000
@@ -29,7 +53,7 @@ const startOfHour = (at: Date) => new Date(Math.floor(at.getTime() / HOUR_MS) * 
  * the request (`Admission`); those that several instances admitted at once past a cap were
  * answered 202, and are dropped at the flush with a warning.
  */
-export class UsageRecorder implements Worker {
+export class UsageRecorder implements Worker, UsageSink {
   #pending = new Batch()
   #writing: Batch | undefined
   #flush: Promise<void> | undefined
@@ -107,6 +131,56 @@ export class UsageRecorder implements Worker {
       this.#pending.count({ application, hour, feature, yes: c.yes, no: c.no, variants, lastSeenAt: now, environment: key.environment, projects })
     }
     this.#early()
+  }
+
+  /** Nothing is stored for a browser SDK's announcement (as Unleash). */
+  announce (): void {}
+
+  /**
+   * A batch from Unleash Edge or a relay, as Unleash takes it: each application registered (but
+   * browser SDKs'), and the counts of the token's environment (others are ignored) added per
+   * application, with the same rules and caps as one SDK's reports. What one application is
+   * refused does not stop the others: they are recorded, and the batch is then answered 400.
+   */
+  async bulk (token: TokenScope, body: BulkMetrics): Promise<void> {
+    const refusals: ApiError[] = []
+    const attempt = async (work: () => Promise<void>) => {
+      try {
+        await work()
+      } catch (error) {
+        if (!(error instanceof ApiError) || error.status !== 400) throw error
+        refusals.push(error)
+      }
+    }
+    const now = new Date().toISOString()
+    for (const app of body.applications) {
+      if (app.sdkType === 'frontend') continue
+      await attempt(() => this.register(token, {
+        appName: app.appName,
+        instanceId: app.instanceId,
+        strategies: app.strategies ?? [],
+        started: app.started === undefined ? now : new Date(app.started).toISOString(),
+        interval: Math.round(app.interval ?? 0),
+        ...(app.sdkVersion !== undefined && { sdkVersion: app.sdkVersion }),
+      }))
+    }
+    const environment = token.environments[0]
+    const byApplication = new Map<string, Record<string, { yes: number; no: number; variants: Record<string, number> }>>()
+    for (const metric of body.metrics) {
+      if (metric.environment !== environment) continue
+      const toggles = byApplication.get(metric.appName) ?? {}
+      byApplication.set(metric.appName, toggles)
+      const sum = (toggles[metric.featureName] ??= { yes: 0, no: 0, variants: {} })
+      sum.yes += metric.yes ?? 0
+      sum.no += metric.no ?? 0
+      for (const [name, n] of Object.entries(metric.variants ?? {})) sum.variants[name] = (sum.variants[name] ?? 0) + n
+    }
+    for (const [appName, toggles] of byApplication) {
+      await attempt(() => this.count(token, { appName, instanceId: 'bulk', bucket: { start: now, stop: now, toggles } }))
+    }
+    if (refusals.length > 0) {
+      throw new ApiError('BadDataError', `${refusals.length} of the batch's applications were refused (the others were recorded): ${refusals[0]!.message}`, refusals.flatMap((r) => r.details))
+    }
   }
 
   /**

@@ -46,6 +46,7 @@ describe('loadConfig', () => {
       publicUrl: undefined,
       oidc: {},
       changeRequestPollMs: 1000,
+      relay: undefined,
       webhooks: {
         pollMs: 1000,
         leaseMs: 60000,
@@ -57,6 +58,24 @@ describe('loadConfig', () => {
         allowedNetworks: [],
       },
     })
+  })
+
+  it('relay mode: UPSTREAM_URL (trailing slashes dropped), TOKENS split on commas and never printed, REFRESH_INTERVAL in seconds', () => {
+    const c = loadConfig({ UPSTREAM_URL: 'https://flags.example.com/', TOKENS: ' *:development.abc, default:production.def,,*:development.abc', BACKUP_FOLDER: '/var/backup', DATA_DIR: '/data' })
+    expect(c.relay).toEqual({
+      upstreamUrl: 'https://flags.example.com',
+      tokens: ['*:development.abc', 'default:production.def'],
+      backupFolder: '/var/backup',
+      refreshIntervalMs: 10_000,
+    })
+    expect(loadConfig({ UPSTREAM_URL: 'http://up:4242', REFRESH_INTERVAL: '2' }).relay).toMatchObject({ tokens: [], backupFolder: undefined, refreshIntervalMs: 2000 })
+    expect(() => loadConfig({ TOKENS: 'secret-token' })).toThrow(/^Invalid configuration: TOKENS is only read in relay mode: set UPSTREAM_URL too$/)
+    expect(() => loadConfig({ BACKUP_FOLDER: '/b' })).toThrow(/BACKUP_FOLDER is only read in relay mode/)
+    for (const url of ['ftp://up', 'http://up/?x=1', 'up:4242']) expect(() => loadConfig({ UPSTREAM_URL: url })).toThrow(/UPSTREAM_URL=/)
+    expect(() => loadConfig({ UPSTREAM_URL: 'http://up', REFRESH_INTERVAL: '0' })).toThrow(/REFRESH_INTERVAL="0"/)
+    const hidden = (() => { try { loadConfig({ UPSTREAM_URL: 'http://up', TOKENS: 'x'.repeat(100_001) }) } catch (e) { return String(e) } })()
+    expect(hidden).toMatch(/TOKENS=\(hidden\)/)
+    expect(hidden).not.toMatch(/xxx/)
   })
 
   it('reads values and splits INIT_ADMIN_API_TOKENS on commas', () => {

@@ -41,10 +41,6 @@ export const UNSERVED: Record<string, Listed> = {
   'GET /api/admin/search/features': { owner: 41, reason: 'no route: feature search (issue 41)' },
   'GET /api/admin/metrics/unknown-flags': { owner: 41, reason: 'no route: names SDKs asked for that do not exist (issue 41)' },
 
-  // Issue 42: the relay (Edge's routes).
-  'POST /api/client/metrics/bulk': { owner: 42, reason: "no route: Edge's batched metrics (issue 42)" },
-  'POST /edge/issue-token': { owner: 42, reason: 'no route: Edge asks for a token (issue 42)' },
-  'POST /edge/validate': { owner: 42, reason: 'no route: Edge validates tokens (issue 42)' },
 }
 
 /** Reads both servers answer with 200 where ours does not validate against Unleash's response schema. */

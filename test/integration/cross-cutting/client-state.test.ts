@@ -1164,6 +1164,14 @@ describe('every write route records an event and moves the client version; a ref
       event: 'feature-lifecycle-stage-entered',
       refuse: ({ feature, secret }) => post('/api/client/metrics', metricsBody({ [feature]: { yes: -1, no: 0 } }), secret),
     },
+    {
+      // A relay's (or Unleash Edge's) batch moves the lifecycle as the reports it carries would.
+      route: 'POST /api/client/metrics/bulk',
+      run: async () => flushed(post('/api/client/metrics/bulk', { applications: [], metrics: [{ featureName: await feature('bulk'), appName: 'relay-app', environment: 'development', yes: 1, no: 0 }] }, await clientToken())),
+      status: 202,
+      event: 'feature-lifecycle-stage-entered',
+      refuse: ({ feature, secret }) => post('/api/client/metrics/bulk', { applications: [], metrics: [{ featureName: feature, appName: 'relay-app', environment: 'development', yes: -1 }] }, secret),
+    },
   ]
 
   it('the table covers every documented write route (a new route must be added here)', async () => {
@@ -1190,6 +1198,9 @@ describe('every write route records an event and moves the client version; a ref
       'POST /api/frontend/client/register',
       'POST /ofrep/v1/evaluate/flags/:key',
       'POST /ofrep/v1/evaluate/flags',
+      // Which tokens are valid only reads; a request for tokens is always refused (no Enterprise Edge client is registered).
+      'POST /edge/validate',
+      'POST /edge/issue-token',
       'POST /api/admin/playground',
       'POST /api/admin/playground/advanced',
       // Sessions and password checks are not changes readers see.

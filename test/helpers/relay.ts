@@ -1,0 +1,80 @@
+import { spawn } from 'node:child_process'
+import { once } from 'node:events'
+import type { AddressInfo } from 'node:net'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { loadConfig } from '../../src/config.js'
+import { buildRelayApp, type RelayApp } from '../../src/relay/relay-app.js'
+import { checkContract, recordResponses, type RecordedResponse } from './contract.js'
+
+export interface TestRelay {
+  app: RelayApp
+  url: string
+  responses: RecordedResponse[]
+  /** Closes the relay; throws when a response it sent disagrees with its OpenAPI document. */
+  close(): Promise<void>
+}
+
+/**
+ * A relay in this process, listening on a free port, in front of `upstream` (an URL), with
+ * `env` on top of test settings (usage sent every 100 ms, polls every second). Resolves once
+ * it listens; `ready` waits for its /ready too.
+ */
+export async function startRelay (upstream: string, env: Record<string, string> = {}, { ready = true, port = 0 } = {}): Promise<TestRelay> {
+  const config = loadConfig({ UPSTREAM_URL: upstream, LOG_LEVEL: 'silent', USAGE_FLUSH_MS: '100', REFRESH_INTERVAL: '1', STREAMING_KEEPALIVE_MS: '1000', ...env })
+  const app = await buildRelayApp(config, config.relay!)
+  const responses = recordResponses(app)
+  await app.listen({ port, host: '127.0.0.1' })
+  const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`
+  if (ready) await untilRelayReady(url)
+  return {
+    app,
+    url,
+    responses,
+    async close () {
+      const violations = await checkContract(app, responses)
+      await app.close()
+      if (violations.length > 0) throw new Error(`${violations.length} relay responses disagree with its OpenAPI document:\n${violations.slice(0, 30).join('\n')}`)
+    },
+  }
+}
+
+/** Until the relay at `url` answers /ready with 200 (15 s at most). */
+export async function untilRelayReady (url: string, timeoutMs = 15_000) {
+  const until = Date.now() + timeoutMs
+  for (;;) {
+    try {
+      if ((await fetch(`${url}/ready`)).ok) return
+    } catch {}
+    if (Date.now() > until) throw new Error(`the relay at ${url} did not become ready within ${timeoutMs} ms`)
+    await sleep(50)
+  }
+}
+
+/** Until `check` holds (polled every 20 ms), or fails naming `what`. */
+export async function eventually<T> (check: () => Promise<T | undefined | false>, what: string, timeoutMs = 10_000): Promise<T> {
+  const until = Date.now() + timeoutMs
+  for (;;) {
+    const value = await check()
+    if (value !== undefined && value !== false) return value
+    if (Date.now() > until) throw new Error(`${what}: not within ${timeoutMs} ms`)
+    await sleep(20)
+  }
+}
+
+/** The server (src/server.ts) as a child process on `databaseUrl`, listening on `port`: killed with SIGKILL by `kill`. */
+export async function spawnServer (databaseUrl: string, port: number, env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'silent', STREAMING_KEEPALIVE_MS: '1000', ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  })
+  const exited = once(child, 'exit')
+  await untilRelayReady(`http://127.0.0.1:${port}`, 30_000)
+  return {
+    url: `http://127.0.0.1:${port}`,
+    /** kill -9: no shutdown, connections cut. */
+    async kill () {
+      child.kill('SIGKILL')
+      await exited
+    },
+  }
+}
