@@ -58,6 +58,9 @@ import { signOutLocation } from './sso/login.service.js'
 import { fixedSettingsProblems } from './sso/oidc-settings.js'
 import { passwordLoginDisabled, SignInSettings, type SsoContext } from './sso/settings.service.js'
 import { ssoRoutes } from './sso/sso.routes.js'
+import { searchRoutes } from './insight/search.routes.js'
+import { metricsRoutes } from './insight/metrics.routes.js'
+import { projectInsightRoutes } from './insight/projects.routes.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -167,6 +170,9 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   await app.register(userAdminRoutes, { people })
   await app.register(groupRoutes, { db })
   await app.register(ssoRoutes, { sso })
+  await app.register(searchRoutes, { db })
+  await app.register(metricsRoutes, { db, retentionDays: config.usageRetentionDays })
+  await app.register(projectInsightRoutes, { db })
   // One change feed per instance: every cache that follows the state hears of a commit at once.
   const changes = new ChangeFeed(database, app.log)
   app.decorate('changes', changes)

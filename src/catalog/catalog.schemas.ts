@@ -74,12 +74,16 @@ export const Feature = Type.Object({
   type: Type.String(),
   impressionData: Type.Boolean(),
   createdAt: Timestamp,
+  stale: Type.Boolean({ description: 'Marked stale by a person (POST /api/admin/projects/{p}/stale)' }),
 })
+
+/** When SDKs last evaluated the feature in an environment (null: never, as far as is kept). */
+const LastSeenAt = Nullable(Timestamp)
 
 export const FeatureListItem = Type.Composite([
   Feature,
   Type.Object({
-    environments: Type.Array(Type.Object({ name: Type.String(), enabled: Type.Boolean() }), {
+    environments: Type.Array(Type.Object({ name: Type.String(), enabled: Type.Boolean(), lastSeenAt: LastSeenAt }), {
       description: "Whether the feature is on in each environment the token's scope covers, in name order",
     }),
     lifecycle: Type.Object(
@@ -101,6 +105,7 @@ export const FeatureDetails = Type.Composite([
         name: Type.String(),
         enabled: Type.Boolean(),
         variants: Type.Array(Variant),
+        lastSeenAt: LastSeenAt,
         strategies: Type.Array(FeatureStrategy, { description: 'In the order SDKs evaluate them (sortOrder)' }),
       }),
       { description: "The feature's environments that the token's scope covers" }

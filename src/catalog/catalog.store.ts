@@ -86,7 +86,7 @@ export async function addProjectEnvironment (trx: Transaction<DB>, project: stri
   return true
 }
 
-const featureColumns = ['name', 'project_id', 'description', 'type', 'impression_data', 'created_at'] as const
+const featureColumns = ['name', 'project_id', 'description', 'type', 'impression_data', 'created_at', 'stale'] as const
 
 const toFeature = (row: {
   name: string
@@ -95,6 +95,7 @@ const toFeature = (row: {
   type: string
   impression_data: boolean
   created_at: Date
+  stale: boolean
 }) => ({
   name: row.name,
   project: row.project_id,
@@ -102,6 +103,7 @@ const toFeature = (row: {
   type: row.type,
   impressionData: row.impression_data,
   createdAt: row.created_at,
+  stale: row.stale,
 })
 
 /** Creates the feature in an existing project, with its feature-environments (off, no variants). */
@@ -155,12 +157,14 @@ export async function listFeatureStates (db: Queryable, project: string, token: 
   let query = db
     .selectFrom('feature_environments')
     .innerJoin('features', 'features.name', 'feature_environments.feature_name')
-    .select(['feature_environments.feature_name', 'feature_environments.environment_name', 'feature_environments.enabled'])
+    .leftJoin('usage_evaluations as ue', (join) =>
+      join.onRef('ue.feature_name', '=', 'feature_environments.feature_name').onRef('ue.environment', '=', 'feature_environments.environment_name'))
+    .select(['feature_environments.feature_name', 'feature_environments.environment_name', 'feature_environments.enabled', 'ue.last_seen_at'])
     .where('features.project_id', '=', project)
     .where('features.archived_at', 'is', null)
     .orderBy('feature_environments.environment_name')
   if (!token.environments.includes(ALL)) query = query.where('feature_environments.environment_name', 'in', token.environments)
-  return groupBy(await query.execute(), (row) => row.feature_name, (row) => ({ name: row.environment_name, enabled: row.enabled }))
+  return groupBy(await query.execute(), (row) => row.feature_name, (row) => ({ name: row.environment_name, enabled: row.enabled, lastSeenAt: row.last_seen_at }))
 }
 
 /** The feature of the project (archived or not). */
@@ -179,12 +183,13 @@ export async function findFeature (db: Queryable, project: string, name: string,
   const feature = await findFeatureRow(db, project, name)
   if (!feature) return undefined
   let environments = db
-    .selectFrom('feature_environments')
-    .select(['environment_name', 'enabled', 'variants'])
-    .where('feature_name', '=', name)
-    .orderBy('environment_name')
+    .selectFrom('feature_environments as fe')
+    .leftJoin('usage_evaluations as ue', (join) => join.onRef('ue.feature_name', '=', 'fe.feature_name').onRef('ue.environment', '=', 'fe.environment_name'))
+    .select(['fe.environment_name', 'fe.enabled', 'fe.variants', 'ue.last_seen_at'])
+    .where('fe.feature_name', '=', name)
+    .orderBy('fe.environment_name')
   if (!token.environments.includes(ALL)) {
-    environments = environments.where('environment_name', 'in', token.environments)
+    environments = environments.where('fe.environment_name', 'in', token.environments)
   }
   return {
     ...feature,
@@ -192,6 +197,7 @@ export async function findFeature (db: Queryable, project: string, name: string,
       name: e.environment_name,
       enabled: e.enabled,
       variants: JSON.parse(e.variants) as Variant[],
+      lastSeenAt: e.last_seen_at,
     })),
   }
 }

@@ -68,6 +68,11 @@ export const EVENT_TYPES = [
   'group-user-removed',
   'project-access-group-roles-updated',
   'project-access-group-roles-deleted',
+  'feature-stale-on',
+  'feature-stale-off',
+  'application-created',
+  'application-updated',
+  'application-deleted',
 ] as const
 
 export type EventType = (typeof EVENT_TYPES)[number]

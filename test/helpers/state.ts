@@ -85,6 +85,8 @@ const TABLES = [
   'groups',
   'group_users',
   'group_project_roles',
+  'applications',
+  'unknown_flags',
 ] as const
 
 /**

@@ -151,6 +151,22 @@ const TABLE: Record<string, Need> = {
   'POST /api/admin/addons/:id/rotate-secret': 'admin',
   'GET /api/admin/addons/:id/deliveries': 'admin',
   'POST /api/admin/addons/:id/deliveries/:deliveryId/redeliver': 'admin',
+  'GET /api/admin/search/features': 'viewer',
+  'GET /api/admin/client-metrics/features/:name/raw': 'viewer',
+  'GET /api/admin/client-metrics/features/:name': 'viewer',
+  'GET /api/admin/metrics/applications': 'viewer',
+  'GET /api/admin/metrics/applications/:appName': 'viewer',
+  'POST /api/admin/metrics/applications/:appName': 'editor',
+  'DELETE /api/admin/metrics/applications/:appName': 'editor',
+  'GET /api/admin/metrics/applications/:appName/overview': 'viewer',
+  'GET /api/admin/metrics/instances/:appName/environment/:environment': 'viewer',
+  'GET /api/admin/metrics/sdks/outdated': 'viewer',
+  'GET /api/admin/metrics/unknown-flags': 'viewer',
+  'POST /api/admin/projects/:projectId/stale': 'editor',
+  'GET /api/admin/projects/:projectId/health-report': 'viewer',
+  'GET /api/admin/projects/:projectId/insights': 'viewer',
+  'GET /api/admin/projects/:projectId/dora': 'viewer',
+  'GET /api/admin/projects/:projectId/sdks/outdated': 'viewer',
 }
 
 interface Caller {
@@ -194,6 +210,7 @@ const concrete = (url: string) =>
     .replace(':parent', 'no-such-parent')
     .replace(':key', 'no-such-flag')
     .replace(':deliveryId', '999999')
+    .replace(':appName', 'no-such-app')
     .replace(':groupId', '999999')
     .replace(':userId', '999999')
     .replace(':id', '999999')

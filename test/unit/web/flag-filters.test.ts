@@ -10,7 +10,8 @@ const flag = (name: string, more: Partial<FeatureSummary> = {}): FeatureSummary 
   type: 'release',
   impressionData: false,
   createdAt: '2026-01-01T00:00:00.000Z',
-  environments: [{ name: 'development', enabled: false }, { name: 'production', enabled: false }],
+  stale: false,
+  environments: [{ name: 'development', enabled: false, lastSeenAt: null }, { name: 'production', enabled: false, lastSeenAt: null }],
   lifecycle: { stage: 'initial', enteredStageAt: '2026-01-01T00:00:00.000Z' },
   tags: [],
   ...more,
@@ -18,7 +19,7 @@ const flag = (name: string, more: Partial<FeatureSummary> = {}): FeatureSummary 
 
 const FLAGS = [
   flag('checkout', { description: 'The new one-page Checkout', createdAt: '2026-01-03T00:00:00.000Z', tags: [{ type: 'release', value: 'q4' }] }),
-  flag('dark-mode', { type: 'experiment', environments: [{ name: 'development', enabled: true }, { name: 'production', enabled: true }] }),
+  flag('dark-mode', { type: 'experiment', environments: [{ name: 'development', enabled: true, lastSeenAt: null }, { name: 'production', enabled: true, lastSeenAt: null }] }),
   flag('beta', { type: 'permission', lifecycle: { stage: 'live', enteredStageAt: '2026-01-02T00:00:00.000Z' }, createdAt: '2026-01-02T00:00:00.000Z' }),
 ]
 const names = (flags: FeatureSummary[]) => flags.map((f) => f.name)
