@@ -15,6 +15,9 @@ import type { Tag as TagSchema, TagType as TagTypeSchema } from '../../src/tags/
 import type { CreatedPat as CreatedPatSchema, Me as MeSchema, Pat, User as UserSchema } from '../../src/users/users.schemas'
 import type { Payload as PayloadSchema, Variant as VariantSchema } from '../../src/variants/variants.schemas'
 import type { Addon, CreatedAddon as CreatedAddonSchema, Delivery as DeliverySchema, RotatedSecret as RotatedSecretSchema } from '../../src/webhooks/webhooks.schemas'
+import type { RawMetrics as RawMetricsSchema, UsageSummary as UsageSummarySchema } from '../../src/insight/metrics.schemas'
+import type { SearchResult as SearchResultSchema } from '../../src/insight/search.schemas'
+import type { FeatureType as FeatureTypeSchema } from '../../src/feature-types/feature-types.schemas'
 
 export type { Constraint }
 export type { Operator } from '../../src/vocabulary/operators'
@@ -66,6 +69,13 @@ export type PersonalAccessToken = Answer<typeof Pat>
 export type CreatedPersonalAccessToken = Answer<typeof CreatedPatSchema>
 export type Validation = Answer<typeof ImportValidation>
 export type Export = Answer<typeof ExportResult>
+
+export type SearchResult = Answer<typeof SearchResultSchema>
+export type SearchedFlag = SearchResult['features'][number]
+export type RawMetrics = Answer<typeof RawMetricsSchema>
+export type UsageRow = RawMetrics['data'][number]
+export type UsageSummary = Answer<typeof UsageSummarySchema>
+export type FeatureType = Answer<typeof FeatureTypeSchema>
 
 /** A flag as writes name it: its project and its name. */
 export type FlagRef = Pick<FeatureSummary, 'project' | 'name'>
