@@ -31,5 +31,5 @@ COPY migrations ./migrations
 RUN mkdir -p /app/data && chown node:node /app/data
 USER node
 EXPOSE 4242
-HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 CMD wget -qO- http://127.0.0.1:4242/ready || exit 1
+HEALTHCHECK --interval=10s --timeout=3s --start-period=120s --retries=3 CMD wget -qO- http://127.0.0.1:4242/ready || exit 1
 CMD ["node", "dist/server.js"]

@@ -3,7 +3,11 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, type FastifyServerOptions, LogController } from 'fastify'
 import { authPlugin, TokenCache } from './auth/auth.plugin.js'
 import { tokenRoutes } from './auth/tokens.routes.js'
-import { environmentRoutes, featureRoutes, projectRoutes } from './catalog/catalog.routes.js'
+import { featureRoutes } from './catalog/catalog.routes.js'
+import { environmentRoutes } from './catalog/environments.routes.js'
+import { projectEnvironmentRoutes } from './catalog/project-environments.routes.js'
+import { projectRoutes } from './catalog/projects.routes.js'
+import { archiveRoutes } from './catalog/archive.routes.js'
 import { Background } from './background/background.js'
 import { ClientState } from './client/client-state.js'
 import { clientRoutes } from './client/client.routes.js'
@@ -17,6 +21,7 @@ import { ofrepPathError, ofrepRoutes, targetsOfrepFlag } from './frontend/ofrep.
 import { clientErrorHandler, registerErrorHandling, sendError } from './http/error-handler.js'
 import { healthRoutes } from './http/health.routes.js'
 import { methodNotAllowed } from './http/method-not-allowed.js'
+import { noStorePlugin } from './http/no-store.js'
 import { openApiPlugin } from './http/openapi.js'
 import { requestGuardsPlugin } from './http/request-guards.js'
 import { REQUEST_ID_PATTERN, requestLogPlugin } from './http/request-log.js'
@@ -27,7 +32,11 @@ import { metricsPlugin } from './metrics/metrics.plugin.js'
 import { dependencyRoutes } from './dependencies/dependencies.routes.js'
 import { constraintRoutes } from './context/constraint-check.routes.js'
 import { contextRoutes } from './context/context.routes.js'
+import { projectContextRoutes } from './context/project-context.routes.js'
 import { featureTypeRoutes } from './feature-types/feature-types.routes.js'
+import { featureLinkRoutes } from './feature-links/feature-links.routes.js'
+import { favouriteRoutes } from './favourites/favourites.routes.js'
+import { dashboardRoutes } from './dashboard/dashboard.routes.js'
 import { featureTagRoutes, tagRoutes, tagTypeRoutes } from './tags/tags.routes.js'
 import { importExportRoutes } from './import-export/import-export.routes.js'
 import { importRules } from './import-export/import-elements.js'
@@ -54,7 +63,7 @@ import { userAdminRoutes } from './users/users.routes.js'
 import { groupRoutes } from './groups/groups.routes.js'
 import { IdentityProviders } from './sso/identity-provider.js'
 import { loginPruner } from './sso/login-pruner.js'
-import { signOutLocation } from './sso/login.service.js'
+import { signOutLocation, signOutOrigins } from './sso/login.service.js'
 import { fixedSettingsProblems } from './sso/oidc-settings.js'
 import { passwordLoginDisabled, SignInSettings, type SsoContext } from './sso/settings.service.js'
 import { ssoRoutes } from './sso/sso.routes.js'
@@ -140,6 +149,7 @@ export async function buildApp (config: Config, { database, resolve = systemReso
     signOutLocation: (sessionId, origin) => signOutLocation(sso, sessionId, origin),
   }
   await app.register(requestLogPlugin)
+  await app.register(noStorePlugin)
   await app.register(authPlugin, { tokens, people, loginHint: () => signIn.loginHint() })
   await app.register(requestGuardsPlugin)
   await app.register(openApiPlugin)
@@ -149,7 +159,12 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   await app.register(healthRoutes, { db })
   await app.register(projectRoutes, { db })
   await app.register(environmentRoutes, { db })
-  await app.register(featureRoutes, { db })
+  await app.register(projectEnvironmentRoutes, { db, limits: config.strategyLimits })
+  await app.register(featureRoutes, { db, config })
+  await app.register(archiveRoutes, { db })
+  await app.register(featureLinkRoutes, { db })
+  await app.register(favouriteRoutes, { db })
+  await app.register(dashboardRoutes, { db })
   await app.register(variantsRoutes, { db, config })
   await app.register(definitionRoutes, { db })
   await app.register(strategyRoutes, { db, config })
@@ -157,6 +172,7 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   await app.register(dependencyRoutes, { db })
   await app.register(constraintRoutes, { db, limits: config.strategyLimits })
   await app.register(contextRoutes, { db })
+  await app.register(projectContextRoutes, { db })
   await app.register(tagTypeRoutes, { db })
   await app.register(tagRoutes, { db })
   await app.register(featureTagRoutes, { db })
@@ -207,7 +223,7 @@ export async function buildApp (config: Config, { database, resolve = systemReso
 
   // The admin UI: one more client of the API above, served from the same origin.
   const uiFiles = uiDir === undefined ? undefined : await loadUiFiles(uiDir)
-  if (uiFiles) await app.register(uiRoutes, { files: uiFiles })
+  if (uiFiles) await app.register(uiRoutes, { files: uiFiles, formOrigins: () => signOutOrigins(sso) })
   else if (uiDir !== undefined) app.log.warn({ uiDir }, 'the admin UI is not built there (npm run build); serving the API only')
 
   // Background work, in the order it starts; it stops in the reverse order, each worker before

@@ -1,6 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import ipaddr from 'ipaddr.js'
+import { ID_TOKEN_ALGORITHMS, OIDC_VARIABLES, type OidcField } from './vocabulary/oidc.js'
 
 const PostgresUrl = Type.String({
   pattern: '^postgres(ql)?://',
@@ -15,32 +16,13 @@ const Milliseconds = (defaultValue: number, maximum: number, description: string
 
 const MiB = 1024 * 1024
 
-/** The algorithms an identity provider may sign ID tokens with: asymmetric only (never none, never an HMAC). */
-export const ID_TOKEN_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512'] as const
-export type IdTokenAlgorithm = (typeof ID_TOKEN_ALGORITHMS)[number]
+export { ID_TOKEN_ALGORITHMS, type IdTokenAlgorithm, OIDC_VARIABLES, type OidcField } from './vocabulary/oidc.js'
 
 /**
  * The OpenID Connect settings the environment may fix (GitOps), each as `OIDC_` and the
  * setting's name in upper snake case. One set here is shown by the settings API and cannot be
  * changed through it.
  */
-export const OIDC_VARIABLES = {
-  enabled: 'OIDC_ENABLED',
-  discoverUrl: 'OIDC_DISCOVER_URL',
-  clientId: 'OIDC_CLIENT_ID',
-  secret: 'OIDC_CLIENT_SECRET',
-  autoCreate: 'OIDC_AUTO_CREATE',
-  defaultRootRole: 'OIDC_DEFAULT_ROOT_ROLE',
-  emailDomains: 'OIDC_EMAIL_DOMAINS',
-  enablePkce: 'OIDC_ENABLE_PKCE',
-  enableSingleSignOut: 'OIDC_ENABLE_SINGLE_SIGN_OUT',
-  enableGroupSyncing: 'OIDC_ENABLE_GROUP_SYNCING',
-  groupJsonPath: 'OIDC_GROUP_JSON_PATH',
-  addGroupsScope: 'OIDC_ADD_GROUPS_SCOPE',
-  idTokenSigningAlgorithm: 'OIDC_ID_TOKEN_SIGNING_ALGORITHM',
-  acrValues: 'OIDC_ACR_VALUES',
-} as const
-export type OidcField = keyof typeof OIDC_VARIABLES
 
 const Flag = (description: string) => Type.Optional(Type.Boolean({ description }))
 

@@ -162,6 +162,7 @@ export const invalidField = (path: string, why: string) =>
 export const notFound = (message: string) => new ApiError('NotFoundError', message)
 export const nameExists = (message: string) => new ApiError('NameExistsError', message)
 export const permissionDenied = (message: string) => new ApiError('PermissionError', message)
+export const payloadTooLarge = () => new ApiError('PayloadTooLargeError', 'The request body is larger than the limit')
 
 /** The status a kind answers with, and the first kind for a status (for errors Fastify raises). */
 export const statusOf = (name: ErrorName) => kinds[name].status
@@ -222,7 +223,7 @@ export const statusDescription = (status: number) => {
 }
 
 /** The documents a business rule checks; a route says where each one is in its request. */
-export type RuleDocument = 'operations' | 'variants' | 'strategy' | 'segment' | 'constraint' | 'import'
+export type RuleDocument = 'operations' | 'variants' | 'strategy' | 'segment' | 'constraint' | 'import' | 'feature'
 
 export interface RuleProblem {
   /** JSON Pointer into the document, when the problem has a place. */

@@ -7,15 +7,17 @@ import { keys } from './api/keys'
 import { prefetchFor } from './api/reads'
 import { App } from './app/app'
 import { prefetchFlagList } from './features/flags/api'
+import { signedOut } from './lib/session'
 
-// A 401 anywhere means the session ended: forget who was signed in, and the sign-in form shows.
-const signedOut = (error: unknown) => {
-  if (error instanceof ApiProblem && error.status === 401) client.setQueryData(keys.me, null)
+// A 401 anywhere means the session ended: forget who was signed in, and the sign-in screen
+// shows the ways to sign in that 401 lists.
+const onError = (error: unknown) => {
+  if (error instanceof ApiProblem && error.status === 401) client.setQueryData(keys.me, signedOut(error))
 }
 
 const client: QueryClient = new QueryClient({
-  queryCache: new QueryCache({ onError: signedOut }),
-  mutationCache: new MutationCache({ onError: signedOut }),
+  queryCache: new QueryCache({ onError }),
+  mutationCache: new MutationCache({ onError }),
   defaultOptions: {
     queries: {
       // A refusal will not change by asking again; a lost connection might.

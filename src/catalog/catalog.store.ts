@@ -1,113 +1,35 @@
 import type { Static } from '@sinclair/typebox'
-import type { Transaction } from 'kysely'
+import { sql, type Transaction } from 'kysely'
 import { ALL, type TokenScope } from '../access/scope.js'
 import { isUniqueViolation } from '../db/errors.js'
 import type { DB, Queryable } from '../db/types.js'
 import { nameExists } from '../errors.js'
 import type { Variant } from '../variants/variants.schemas.js'
-import type { NewEnvironment, NewFeature, NewProject } from './catalog.schemas.js'
+import type { NewFeature } from './catalog.schemas.js'
 import { groupBy } from '../db/rows.js'
 
-const projectColumns = ['id', 'name', 'description', 'created_at'] as const
-
-const toProject = (row: { id: string; name: string; description: string | null; created_at: Date }) => ({
-  id: row.id,
-  name: row.name,
-  description: row.description,
-  createdAt: row.created_at,
-})
-
-export async function listProjects (db: Queryable, token: TokenScope) {
-  let query = db.selectFrom('projects').select(projectColumns)
-  if (!token.projects.includes(ALL)) query = query.where('id', 'in', token.projects)
-  const rows = await query.orderBy('id').execute()
-  return rows.map(toProject)
-}
-
-export async function findProject (db: Queryable, id: string) {
-  const row = await db.selectFrom('projects').select(projectColumns).where('id', '=', id).executeTakeFirst()
-  return row && toProject(row)
-}
-
-export async function insertProject (trx: Transaction<DB>, project: Static<typeof NewProject>) {
-  try {
-    const row = await trx
-      .insertInto('projects')
-      .values({ id: project.id, name: project.name, description: project.description ?? null })
-      .returning(projectColumns)
-      .executeTakeFirstOrThrow()
-    return toProject(row)
-  } catch (error) {
-    if (isUniqueViolation(error)) throw nameExists(`A project with id ${project.id} already exists`)
-    throw error
-  }
-}
-
-export async function listEnvironments (db: Queryable) {
-  const rows = await db.selectFrom('environments').select(['name', 'type', 'created_at']).orderBy('name').execute()
-  return rows.map((r) => ({ name: r.name, type: r.type, createdAt: r.created_at }))
-}
-
-export async function insertEnvironment (trx: Transaction<DB>, environment: Static<typeof NewEnvironment>) {
-  try {
-    const row = await trx
-      .insertInto('environments')
-      .values(environment)
-      .returning(['name', 'type', 'created_at'])
-      .executeTakeFirstOrThrow()
-    return { name: row.name, type: row.type, createdAt: row.created_at }
-  } catch (error) {
-    if (isUniqueViolation(error)) throw nameExists(`An environment named ${environment.name} already exists`)
-    throw error
-  }
-}
-
-/**
- * Enables an existing environment in an existing project and gives each of the project's
- * features its feature-environment there. Returns false when it was enabled already (then
- * nothing is written).
- */
-export async function addProjectEnvironment (trx: Transaction<DB>, project: string, environment: string): Promise<boolean> {
-  const added = await trx
-    .insertInto('project_environments')
-    .values({ project_id: project, environment_name: environment })
-    .onConflict((oc) => oc.doNothing())
-    .returning('project_id')
-    .executeTakeFirst()
-  if (!added) return false
-  await trx
-    .insertInto('feature_environments')
-    .columns(['feature_name', 'environment_name'])
-    .expression((eb) =>
-      eb.selectFrom('features').select(['name', eb.val(environment).as('environment_name')]).where('project_id', '=', project)
-    )
-    .onConflict((oc) => oc.doNothing())
-    .execute()
-  return true
-}
-
-const featureColumns = ['name', 'project_id', 'description', 'type', 'impression_data', 'created_at', 'stale'] as const
+const featureColumns = ['name', 'project_id', 'description', 'type', 'stale', 'impression_data', 'created_at'] as const
 
 const toFeature = (row: {
   name: string
   project_id: string
   description: string | null
   type: string
+  stale: boolean
   impression_data: boolean
   created_at: Date
-  stale: boolean
 }) => ({
   name: row.name,
   project: row.project_id,
   description: row.description,
   type: row.type,
+  stale: row.stale,
   impressionData: row.impression_data,
   createdAt: row.created_at,
-  stale: row.stale,
 })
 
-/** Creates the feature in an existing project, with its feature-environments (off, no variants). */
-export async function insertFeature (trx: Transaction<DB>, project: string, feature: Static<typeof NewFeature>) {
+/** Creates the feature in an existing project, with its feature-environments (off, no variants); `createdBy` is the person who did (null for an API token). */
+export async function insertFeature (trx: Transaction<DB>, project: string, feature: Static<typeof NewFeature>, createdBy: number | null) {
   let row: Parameters<typeof toFeature>[0]
   try {
     row = await trx
@@ -118,6 +40,7 @@ export async function insertFeature (trx: Transaction<DB>, project: string, feat
         description: feature.description ?? null,
         type: feature.type ?? 'release',
         impression_data: feature.impressionData ?? false,
+        created_by_user_id: createdBy,
       })
       .returning(featureColumns)
       .executeTakeFirstOrThrow()
@@ -149,22 +72,55 @@ export async function listFeatures (db: Queryable, project: string) {
   return rows.map(toFeature)
 }
 
+/** A feature in one environment, as lists show it. */
+export interface FeatureEnvironmentSummary {
+  name: string
+  type: string
+  enabled: boolean
+  variantCount: number
+  lastSeenAt: Date | null
+  hasStrategies: boolean
+  hasEnabledStrategies: boolean
+}
+
 /**
- * Whether each feature of a project that is not archived is on, per environment the token may
- * see, by feature name (environments in name order).
+ * Each feature of a project that is not archived (or the one named) in every environment the
+ * token may see: on or off, its variant count, its strategies, when SDKs last evaluated it; by
+ * feature name, environments in name order.
  */
-export async function listFeatureStates (db: Queryable, project: string, token: TokenScope) {
+export async function listFeatureEnvironments (db: Queryable, project: string, token: TokenScope, feature?: string) {
   let query = db
-    .selectFrom('feature_environments')
-    .innerJoin('features', 'features.name', 'feature_environments.feature_name')
-    .leftJoin('usage_evaluations as ue', (join) =>
-      join.onRef('ue.feature_name', '=', 'feature_environments.feature_name').onRef('ue.environment', '=', 'feature_environments.environment_name'))
-    .select(['feature_environments.feature_name', 'feature_environments.environment_name', 'feature_environments.enabled', 'ue.last_seen_at'])
-    .where('features.project_id', '=', project)
-    .where('features.archived_at', 'is', null)
-    .orderBy('feature_environments.environment_name')
-  if (!token.environments.includes(ALL)) query = query.where('feature_environments.environment_name', 'in', token.environments)
-  return groupBy(await query.execute(), (row) => row.feature_name, (row) => ({ name: row.environment_name, enabled: row.enabled, lastSeenAt: row.last_seen_at }))
+    .selectFrom('feature_environments as fe')
+    .innerJoin('features as f', 'f.name', 'fe.feature_name')
+    .innerJoin('environments as e', 'e.name', 'fe.environment_name')
+    .leftJoin('usage_evaluations as u', (join) => join.onRef('u.feature_name', '=', 'fe.feature_name').onRef('u.environment', '=', 'fe.environment_name'))
+    .select(['fe.feature_name', 'fe.environment_name', 'fe.enabled', 'e.type', 'u.last_seen_at'])
+    .select((eb) => [
+      sql<number>`json_array_length(fe.variants)`.as('variant_count'),
+      eb.exists(eb.selectFrom('feature_strategies as s').select('s.id').whereRef('s.feature_name', '=', 'fe.feature_name').whereRef('s.environment_name', '=', 'fe.environment_name')).as('has_strategies'),
+      eb
+        .exists(eb.selectFrom('feature_strategies as s').select('s.id').whereRef('s.feature_name', '=', 'fe.feature_name').whereRef('s.environment_name', '=', 'fe.environment_name').where('s.disabled', '=', false))
+        .as('has_enabled_strategies'),
+    ])
+    .where('f.project_id', '=', project)
+    .orderBy('fe.environment_name')
+  query = feature === undefined ? query.where('f.archived_at', 'is', null) : query.where('f.name', '=', feature)
+  if (!token.environments.includes(ALL)) query = query.where('fe.environment_name', 'in', token.environments)
+  return groupBy(await query.execute(), (row) => row.feature_name, (row): FeatureEnvironmentSummary => ({
+    name: row.environment_name,
+    type: row.type,
+    enabled: row.enabled,
+    variantCount: Number(row.variant_count),
+    lastSeenAt: row.last_seen_at === null ? null : new Date(row.last_seen_at),
+    hasStrategies: Boolean(row.has_strategies),
+    hasEnabledStrategies: Boolean(row.has_enabled_strategies),
+  }))
+}
+
+/** Each environment's sortOrder, by name. */
+export async function environmentSortOrders (db: Queryable) {
+  const rows = await db.selectFrom('environments').select(['name', 'sort_order']).execute()
+  return new Map(rows.map((r) => [r.name, r.sort_order]))
 }
 
 /** The feature of the project (archived or not). */
@@ -206,13 +162,34 @@ export async function setArchived (trx: Transaction<DB>, feature: string, archiv
   await trx.updateTable('features').set({ archived_at: archived ? new Date() : null }).where('name', '=', feature).execute()
 }
 
-/** Changes a feature's description, type and impressionData; returns it as it is now. */
-export async function updateFeature (trx: Transaction<DB>, name: string, fields: { description: string | null; type: string; impressionData: boolean }) {
+/** Changes a feature's description, type, stale and impressionData; returns it as it is now. */
+export async function updateFeature (trx: Transaction<DB>, name: string, fields: { description: string | null; type: string; stale: boolean; impressionData: boolean }) {
   const row = await trx
     .updateTable('features')
-    .set({ description: fields.description, type: fields.type, impression_data: fields.impressionData })
+    .set({ description: fields.description, type: fields.type, stale: fields.stale, impression_data: fields.impressionData })
     .where('name', '=', name)
     .returning(featureColumns)
     .executeTakeFirstOrThrow()
   return toFeature(row)
+}
+
+/** Whether a feature of this name exists (archived or not), in any project. */
+export async function featureNamed (db: Queryable, name: string) {
+  const row = await db.selectFrom('features').select(['project_id', 'archived_at']).where('name', '=', name).executeTakeFirst()
+  return row && { project: row.project_id, archived: row.archived_at !== null }
+}
+
+/** Deletes an archived feature for good: everything that belongs to it goes with it (foreign keys cascade). */
+export async function deleteFeature (trx: Transaction<DB>, name: string) {
+  await trx.deleteFrom('features').where('name', '=', name).execute()
+}
+
+/** The full row an event of a deleted feature keeps (Unleash's preData). */
+export async function featureRecord (db: Queryable, name: string) {
+  const row = await db
+    .selectFrom('features')
+    .select([...featureColumns, 'archived_at'])
+    .where('name', '=', name)
+    .executeTakeFirstOrThrow()
+  return { ...toFeature(row), archived: row.archived_at !== null, archivedAt: row.archived_at }
 }

@@ -3,10 +3,10 @@ import { Type } from '@sinclair/typebox'
 import type { Database } from '../db/types.js'
 import { replyConditionally } from '../http/conditional.js'
 import { errorStatuses } from '../http/openapi.js'
-import { responseHeader } from '../http/schemas.js'
+import { responseHeader, UrlFriendly } from '../http/schemas.js'
 import type { ClientState } from './client-state.js'
-import { ClientFeatures, ClientFeaturesQuery, ClientSpecHeader } from './client.schemas.js'
-import { pollClientFeatures, readsSegments } from './client.service.js'
+import { ClientFeature, ClientFeatures, ClientFeaturesQuery, ClientSpecHeader } from './client.schemas.js'
+import { clientFeature, pollClientFeatures, readsSegments } from './client.service.js'
 
 export const clientRoutes: FastifyPluginAsyncTypebox<{ db: Database; state: ClientState }> = async (app, { db, state }) => {
   app.get(
@@ -40,5 +40,23 @@ export const clientRoutes: FastifyPluginAsyncTypebox<{ db: Database; state: Clie
       const { etag, json } = await pollClientFeatures(db, state, request.token, wants)
       return replyConditionally(reply, request.headers['if-none-match'], etag, json)
     }
+  )
+
+  app.get(
+    '/api/client/features/:featureName',
+    {
+      config: { access: 'client' },
+      schema: {
+        tags: ['Client API'],
+        operationId: 'getClientFeature',
+        summary: 'One feature of the client token\'s environment and projects, for Unleash SDKs',
+        description:
+          "As Unleash: the feature in the client format of GET /api/client/features (its segments' constraints inlined into its strategies). 404 for a feature that does not exist, is archived, or is of a project outside the token's. Needs a client token (an admin token is 403).",
+        params: Type.Object({ featureName: UrlFriendly('Feature name') }),
+        errors: errorStatuses(400, 403, 404),
+        response: { 200: ClientFeature },
+      },
+    },
+    async (request) => clientFeature(db, request.token, request.params.featureName)
   )
 }

@@ -1,8 +1,10 @@
+import { readSnapshot } from '../db/snapshot.js'
 import { createHash } from 'node:crypto'
 import semver from 'semver'
 import { ALL, type TokenScope } from '../access/scope.js'
 import { groupBy } from '../db/rows.js'
 import type { Database, Queryable } from '../db/types.js'
+import { notFound } from '../errors.js'
 import type { Variant } from '../variants/variants.schemas.js'
 import type { ClientState } from './client-state.js'
 import type { ClientFeature, ClientFeatures, ClientFeaturesQuery, ClientSegment, ClientStrategy } from './client.schemas.js'
@@ -78,7 +80,7 @@ export async function readClientState (q: Queryable, filter: ClientFilter, inlin
     type: row.type,
     project: row.project_id,
     enabled: row.enabled,
-    stale: false,
+    stale: row.stale,
     impressionData: row.impression_data,
     strategies: strategies.get(row.name) ?? [],
     variants: JSON.parse(row.variants) as Variant[],
@@ -107,10 +109,7 @@ export async function clientFeatures (db: Database, token: TokenScope, request: 
   const { environment, projects, namePrefix, project } = filter
   const { features, segments } = outsideScope(filter)
     ? { features: [], segments: [] }
-    : await db
-      .transaction()
-      .setIsolationLevel('repeatable read')
-      .execute((trx) => readClientState(trx, filter, !request.segments))
+    : await readSnapshot(db, (trx) => readClientState(trx, filter, !request.segments))
   return {
     version: 2,
     features,
@@ -137,4 +136,20 @@ export async function pollClientFeatures (
 ): Promise<{ etag: string; json: () => Promise<string> }> {
   const etag = clientEtag(await state.version(), token, request)
   return { etag, json: () => state.answer(etag, async () => JSON.stringify(await clientFeatures(db, token, request))) }
+}
+
+/**
+ * One feature a client token may read, in Unleash's client format, with its segments'
+ * constraints inlined (the answer has no top-level segments). 404 when it does not exist, is
+ * archived or is outside the token's projects, as for a feature that does not exist.
+ */
+export async function clientFeature (db: Database, token: TokenScope, name: string): Promise<ClientFeature> {
+  const filter = { ...clientFilter(token, {}), names: [name] }
+  const { features } = await db
+    .transaction()
+    .setIsolationLevel('repeatable read')
+    .execute((trx) => readClientState(trx, filter, true))
+  const [found] = features
+  if (!found) throw notFound(`Feature ${name} does not exist`)
+  return found
 }

@@ -29,6 +29,7 @@ const served = (filter: ClientFilter) => (eb: ExpressionBuilder<DB & { f: DB['fe
 
 export interface ClientFeatureRow {
   impression_data: boolean
+  stale: boolean
   name: string
   type: string
   project_id: string
@@ -48,7 +49,7 @@ export async function listClientFeatures (
   return db
     .selectFrom('features as f')
     .innerJoin('feature_environments as fe', 'fe.feature_name', 'f.name')
-    .select(['f.name', 'f.type', 'f.project_id', 'f.impression_data', 'fe.enabled', 'fe.variants'])
+    .select(['f.name', 'f.type', 'f.project_id', 'f.stale', 'f.impression_data', 'fe.enabled', 'fe.variants'])
     .where('fe.environment_name', '=', filter.environment)
     .where(served(filter))
     .orderBy('f.name')

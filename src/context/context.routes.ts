@@ -4,7 +4,7 @@ import type { Database } from '../db/types.js'
 import { errorStatuses } from '../http/openapi.js'
 import { EmptyReply, responseHeader, UrlFriendly } from '../http/schemas.js'
 import { SegmentUse } from '../segments/segments.schemas.js'
-import { ContextField, ContextFieldUpdate, ContextParams, LegalValue, LegalValueParams, ListedContextField, NewContextField } from './context.schemas.js'
+import { ContextField, ContextFieldUpdate, ContextParams, IncludeQuery, LegalValue, LegalValueParams, ListedContextField, NewContextField } from './context.schemas.js'
 import {
   changeContextField,
   checkContextFieldName,
@@ -30,12 +30,13 @@ export const contextRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
         operationId: 'getContextFields',
         summary: 'Context fields, by name',
         description:
-          'As Unleash: the built-in fields (appName, currentTime, environment, remoteAddress, sessionId, userId) and the custom ones, each with its legal values and how many features and projects use it in constraints.',
-        errors: errorStatuses(403),
+          'As Unleash: the built-in fields (appName, currentTime, environment, remoteAddress, sessionId, userId) and the custom root ones, each with its legal values and how many features and projects use it in constraints. With `include=project`, the project fields of the projects the token may see too (each with its `project`).',
+        querystring: IncludeQuery,
+        errors: errorStatuses(400, 403),
         response: { 200: Type.Array(ListedContextField) },
       },
     },
-    async () => contextFields(db)
+    async (request) => contextFields(db, request.query.include, request.token)
   )
 
   app.post(
@@ -46,9 +47,9 @@ export const contextRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
         tags: ['Context'],
         operationId: 'createContextField',
         summary: 'Create a context field',
-        description: `As Unleash: 201 with the field and a Location header; 409 when the name is taken; a legal value listed twice is a 400. Records context-field-created. ${MANAGE}`,
+        description: `As Unleash: 201 with the field and a Location header; 409 when the name is taken (by a root or a project field); a legal value listed twice is a 400. With \`project\`, a field of that project (404 when it does not exist). Records context-field-created. ${MANAGE}`,
         body: NewContextField,
-        errors: errorStatuses(400, 403, 409, 413, 415),
+        errors: errorStatuses(400, 403, 404, 409, 413, 415),
         response: { 201: { ...ContextField, headers: { location: responseHeader('context/<name>', true) } } },
       },
     },

@@ -25,8 +25,10 @@ const members = {
   ),
 }
 
+const ProjectMember = UrlFriendly('The project the field belongs to (a project field); left out: a root field')
+
 export const NewContextField = Type.Object(
-  { name: UrlFriendly('Unique among context fields'), ...members },
+  { name: UrlFriendly('Unique among context fields, root and project fields alike'), ...members, project: Type.Optional(ProjectMember) },
   { additionalProperties: false }
 )
 export type NewContextField = Static<typeof NewContextField>
@@ -35,6 +37,7 @@ export const ContextFieldUpdate = Type.Object(
   {
     name: Type.Optional(UrlFriendly('Must be the name in the path if given: a context field cannot be renamed')),
     ...members,
+    project: Type.Optional(UrlFriendly("Must be the field's project if given: a field cannot move between projects")),
     // What a read returns, accepted back and ignored.
     createdAt: Type.Optional(Nullable(Type.String({ maxLength: 100 }))),
     usedInFeatures: Type.Optional(Nullable(Type.Integer())),
@@ -51,6 +54,7 @@ export const ContextField = Type.Object({
   sortOrder: Type.Integer(),
   legalValues: Type.Array(LegalValue),
   createdAt: Nullable(Timestamp),
+  project: Type.Optional(Type.String({ description: 'The project of a project field; left out for a root field' })),
 })
 export type ContextField = Static<typeof ContextField>
 
@@ -63,6 +67,18 @@ export const ListedContextField = Type.Composite([
 ])
 
 export const ContextParams = Type.Object({ name: UrlFriendly('Context field name') })
+export const ProjectContextParams = Type.Object({ projectId: UrlFriendly('Project id'), contextField: UrlFriendly('Context field name') })
+export const ProjectLegalValueParams = Type.Object({
+  projectId: UrlFriendly('Project id'),
+  contextField: UrlFriendly('Context field name'),
+  legalValue: QueryText({ minLength: 1, maxLength: 100, description: 'The legal value to remove' }),
+})
+
+/** `?include=`: the root list adds project fields with `project`, a project's list adds root fields with `root` (either case). */
+export const IncludeQuery = Type.Object(
+  { include: Type.Optional(QueryText({ maxLength: 20, description: 'project (the root list: project fields too, of the projects the token may see) or root (a project\'s list: root fields too); case-insensitive, anything else changes nothing' })) },
+  { additionalProperties: false }
+)
 export const LegalValueParams = Type.Object({
   name: UrlFriendly('Context field name'),
   legalValue: QueryText({ minLength: 1, maxLength: 100, description: 'The legal value to remove' }),

@@ -4,9 +4,9 @@ import type { DB, Queryable } from '../db/types.js'
 import { nameExists } from '../errors.js'
 import type { ContextField, LegalValue } from './context.schemas.js'
 
-const columns = ['name', 'description', 'stickiness', 'sort_order', 'legal_values', 'created_at'] as const
+const columns = ['name', 'description', 'stickiness', 'sort_order', 'legal_values', 'created_at', 'project'] as const
 
-type Row = { name: string; description: string | null; stickiness: boolean; sort_order: number; legal_values: string; created_at: Date }
+type Row = { name: string; description: string | null; stickiness: boolean; sort_order: number; legal_values: string; created_at: Date; project: string | null }
 
 const toContextField = (row: Row): ContextField => ({
   name: row.name,
@@ -15,6 +15,7 @@ const toContextField = (row: Row): ContextField => ({
   sortOrder: row.sort_order,
   legalValues: JSON.parse(row.legal_values) as LegalValue[],
   createdAt: row.created_at,
+  ...(row.project !== null && { project: row.project }),
 })
 
 /** What a context field is made of, as stored. */
@@ -24,6 +25,14 @@ export interface ContextFieldFields {
   stickiness: boolean
   sortOrder: number
   legalValues: LegalValue[]
+  /** Only when created: a field never moves between projects. */
+  project?: string | null
+}
+
+/** Which fields a list holds: the root ones or not, and those of every project (undefined) or of these. */
+export interface FieldScope {
+  root: boolean
+  projects?: readonly string[]
 }
 
 const values = (f: ContextFieldFields) => ({
@@ -36,11 +45,16 @@ const values = (f: ContextFieldFields) => ({
 /** Strategies whose constraints read a context field (JSON text, so cast for the containment test). */
 const readsField = (name: string) => sql<boolean>`s.constraints::jsonb @> ${JSON.stringify([{ contextName: name }])}::jsonb`
 
-/** Every context field, by name, with how many features (not archived) and projects use it. */
-export async function listContextFields (db: Queryable) {
+/** The context fields in scope, by name, with how many features (not archived) and projects use each. */
+export async function listContextFields (db: Queryable, scope: FieldScope) {
+  if (!scope.root && scope.projects?.length === 0) return []
   const rows = await db
     .selectFrom('context_fields as c')
-    .select(['c.name', 'c.description', 'c.stickiness', 'c.sort_order', 'c.legal_values', 'c.created_at'])
+    .select(['c.name', 'c.description', 'c.stickiness', 'c.sort_order', 'c.legal_values', 'c.created_at', 'c.project'])
+    .where((eb) => {
+      const ofProjects = scope.projects === undefined ? eb('c.project', 'is not', null) : scope.projects.length === 0 ? eb.val(false) : eb('c.project', 'in', scope.projects)
+      return scope.root ? eb.or([eb('c.project', 'is', null), ofProjects]) : ofProjects
+    })
     .select((eb) => [
       eb
         .selectFrom('feature_strategies as s')
@@ -83,7 +97,7 @@ export async function lockContextField (trx: Transaction<DB>, name: string): Pro
 
 export async function insertContextField (trx: Transaction<DB>, fields: ContextFieldFields): Promise<ContextField> {
   try {
-    const row = await trx.insertInto('context_fields').values({ name: fields.name, ...values(fields) }).returning(columns).executeTakeFirstOrThrow()
+    const row = await trx.insertInto('context_fields').values({ name: fields.name, ...values(fields), project: fields.project ?? null }).returning(columns).executeTakeFirstOrThrow()
     return toContextField(row)
   } catch (error) {
     if (isUniqueViolation(error)) throw nameExists('A context field with that name already exist')

@@ -16,11 +16,19 @@ export interface EnvironmentsTable {
   name: string
   type: string
   created_at: CreatedAt
+  /** Where it is listed: lower first. */
+  sort_order: ColumnType<number, number | undefined, number>
+  /** False: deprecated (still served and writable, no longer offered). */
+  enabled: ColumnType<boolean, boolean | undefined, boolean>
+  protected: ColumnType<boolean, boolean | undefined, boolean>
 }
 
 export interface ProjectEnvironmentsTable {
   project_id: string
   environment_name: string
+  created_at: CreatedAt
+  /** JSON text of the strategy a feature switched on with none gets there; null: flexibleRollout at 100 %. */
+  default_strategy: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface FeaturesTable {
@@ -32,8 +40,9 @@ export interface FeaturesTable {
   /** Set while the feature is archived. */
   archived_at: ColumnType<Date | null, Date | null | undefined, Date | null>
   impression_data: ColumnType<boolean, boolean | undefined, boolean>
-  /** Marked stale by a person. */
   stale: ColumnType<boolean, boolean | undefined, boolean>
+  /** The person who created it; null for an API token. */
+  created_by_user_id: ColumnType<number | null, number | null | undefined, number | null>
 }
 
 /**
@@ -259,6 +268,8 @@ export interface ContextFieldsTable {
   /** JSON text: [{value, description?}] */
   legal_values: ColumnType<string, string | undefined, string>
   created_at: CreatedAt
+  /** The project the field belongs to; null: a root field. */
+  project: ColumnType<string | null, string | null | undefined, string | null>
 }
 
 export interface FeatureTypesTable {
@@ -424,6 +435,30 @@ export interface DB {
   segments: SegmentsTable
   feature_strategy_segments: FeatureStrategySegmentsTable
   feature_dependencies: FeatureDependenciesTable
+  feature_links: FeatureLinksTable
+  favorite_features: FavoriteFeaturesTable
+  favorite_projects: FavoriteProjectsTable
+}
+
+export interface FeatureLinksTable {
+  /** A ULID. */
+  id: string
+  feature_name: string
+  url: string
+  title: string | null
+  created_at: CreatedAt
+}
+
+export interface FavoriteFeaturesTable {
+  user_id: number
+  feature_name: string
+  created_at: CreatedAt
+}
+
+export interface FavoriteProjectsTable {
+  user_id: number
+  project_id: string
+  created_at: CreatedAt
 }
 
 export type Database = Kysely<DB>

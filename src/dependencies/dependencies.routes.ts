@@ -2,9 +2,9 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { Database } from '../db/types.js'
 import { errorStatuses } from '../http/openapi.js'
-import { EmptyReply, FeatureParams, UrlFriendly } from '../http/schemas.js'
+import { EmptyReply, FeatureParams, ProjectParams, UrlFriendly } from '../http/schemas.js'
 import { NewDependency } from './dependencies.schemas.js'
-import { addDependency, removeDependencies, removeDependency } from './dependencies.service.js'
+import { addDependency, dependenciesExist, parentOptions, parentVariantOptions, removeDependencies, removeDependency } from './dependencies.service.js'
 
 const BASE = '/api/admin/projects/:projectId/features/:featureName/dependencies'
 
@@ -71,5 +71,56 @@ export const dependencyRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
       await removeDependencies(db, ref(request.params), request.author)
       return reply.code(200).send()
     }
+  )
+
+  app.get(
+    '/api/admin/projects/:projectId/features/:featureName/parents',
+    {
+      config: { access: 'token', role: 'viewer' },
+      schema: {
+        tags: ['Dependencies'],
+        operationId: 'listParentOptions',
+        summary: 'The features this one may depend on',
+        description: 'As Unleash: a JSON array of names, sorted: the features of its project, not itself, not archived, that depend on no other feature. [] for a feature that does not exist; 404 for a project that does not exist.',
+        params: FeatureParams,
+        errors: errorStatuses(400, 403, 404),
+        response: { 200: Type.Array(Type.String()) },
+      },
+    },
+    async (request) => parentOptions(db, ref(request.params))
+  )
+
+  app.get(
+    '/api/admin/projects/:projectId/features/:featureName/parent-variants',
+    {
+      config: { access: 'token', role: 'viewer' },
+      schema: {
+        tags: ['Dependencies'],
+        operationId: 'listParentVariantOptions',
+        summary: 'The variants a dependency on this feature may ask for',
+        description: "As Unleash: a JSON array of the distinct variant names of the feature's strategies and environments, sorted. [] for a feature that does not exist; 404 for a project that does not exist.",
+        params: FeatureParams,
+        errors: errorStatuses(400, 403, 404),
+        response: { 200: Type.Array(Type.String()) },
+      },
+    },
+    async (request) => parentVariantOptions(db, ref(request.params))
+  )
+
+  app.get(
+    '/api/admin/projects/:projectId/dependencies',
+    {
+      config: { access: 'token', role: 'viewer' },
+      schema: {
+        tags: ['Dependencies'],
+        operationId: 'checkDependenciesExist',
+        summary: 'Whether any flag of the project depends on another',
+        description: "A bare JSON boolean, as Unleash answers. Unleash 8.2 answers for the whole instance; here for the project's flags (archived ones too), so that a token of one project learns nothing of the others.",
+        params: ProjectParams,
+        errors: errorStatuses(400, 403, 404),
+        response: { 200: Type.Boolean() },
+      },
+    },
+    async (request) => dependenciesExist(db, request.params.projectId)
   )
 }

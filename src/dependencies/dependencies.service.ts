@@ -5,7 +5,7 @@ import { invalidField, refusedAt } from '../errors.js'
 import { withChange, type Writer } from '../events/events.service.js'
 import { type Author, toJsonText } from '../events/events.schemas.js'
 import type { NewDependency } from './dependencies.schemas.js'
-import { childrenOf, deleteDependencies, type Dependency, parentsOf, parentsOfFeatures, upsertDependency } from './dependencies.store.js'
+import { childrenOf, deleteDependencies, type Dependency, parentsOf, parentsOfFeatures, parentVariantNames, possibleParents, projectHasDependencies, upsertDependency } from './dependencies.store.js'
 
 const eventOf = (ref: FeatureRef, createdBy: Author) => ({ createdBy, project: ref.project, featureName: ref.feature })
 
@@ -97,4 +97,23 @@ export async function dependencyLinks (db: Database, ref: FeatureRef) {
   await requirePresent(db, ref)
   const [parents, children] = await Promise.all([parentsOf(db, ref.feature), childrenOf(db, ref.feature)])
   return { dependencies: parents.map((d) => ({ ...d, variants: d.variants ?? [] })), children }
+}
+
+/** The features `ref` may depend on (Unleash's parent options); empty for a feature that does not exist. */
+export async function parentOptions (db: Database, ref: FeatureRef): Promise<string[]> {
+  await requirePresent(db, { project: ref.project })
+  return possibleParents(db, ref.project, ref.feature)
+}
+
+/** The variant names of a parent a dependency may ask for; empty for a feature that does not exist. */
+export async function parentVariantOptions (db: Database, ref: FeatureRef): Promise<string[]> {
+  await requirePresent(db, { project: ref.project })
+  return parentVariantNames(db, ref.project, ref.feature)
+}
+
+/** Whether any flag of the project (archived too) depends on another; 404 for a project that does not exist. */
+export async function dependenciesExist (db: Database, project: string): Promise<boolean> {
+  if (await projectHasDependencies(db, project)) return true
+  await requirePresent(db, { project })
+  return false
 }

@@ -73,6 +73,17 @@ export const EVENT_TYPES = [
   'application-created',
   'application-updated',
   'application-deleted',
+  'feature-deleted',
+  'feature-link-added',
+  'feature-link-updated',
+  'feature-link-removed',
+  'feature-favorited',
+  'feature-unfavorited',
+  'project-favorited',
+  'project-unfavorited',
+  'environment-updated',
+  'project-environment-removed',
+  'default-strategy-updated',
 ] as const
 
 export type EventType = (typeof EVENT_TYPES)[number]

@@ -149,10 +149,15 @@ const lockedFeatureEnvironment = prepare((param: Param<FeatureEnvironmentRef>) =
 
 /**
  * Locks several features of a project, in name order (so that two such writers cannot
- * deadlock), archived or not; 404 naming the first one, in the order given, that is not in the
- * project. Returns whether each is archived.
+ * deadlock), archived or not; 404 naming the project when it does not exist, else the first
+ * feature, in the order given, that is not in it. Returns whether each is archived.
  */
 export async function lockFeatures (trx: Transaction<DB>, project: string, names: readonly string[]) {
+  if (names.length === 0) {
+    const refusal = await explain(trx, { project })
+    if (refusal) throw refusal
+    return []
+  }
   const rows = await trx
     .selectFrom('features')
     .select(['name', 'archived_at'])
@@ -189,4 +194,16 @@ export async function setEnvironmentEnabled (trx: Transaction<DB>, ref: FeatureE
     .where('feature_name', '=', ref.feature)
     .where('environment_name', '=', ref.environment)
     .execute()
+}
+
+/** The environments where a feature is on; callers hold the feature's lock. */
+export async function enabledEnvironments (trx: Transaction<DB>, feature: string): Promise<string[]> {
+  const rows = await trx
+    .selectFrom('feature_environments')
+    .select('environment_name')
+    .where('feature_name', '=', feature)
+    .where('enabled', '=', true)
+    .orderBy('environment_name')
+    .execute()
+  return rows.map((r) => r.environment_name)
 }

@@ -6,27 +6,28 @@ import { ifMatchHolds, notModified } from './etag.js'
  * A conditional read, for every route that answers with an ETag: the ETag is sent; when the
  * request's If-None-Match holds for it (weak comparison) the answer is 304 without a body and
  * `body` is never computed; otherwise 200 with the JSON (text, or bytes already encoded) `body`
- * gives.
+ * gives, or the bytes of another `type` (the UI's files).
  */
 export async function replyConditionally (
   reply: FastifyReply,
   ifNoneMatch: string | undefined,
   etag: string,
-  body: () => string | Buffer | Promise<string | Buffer>
+  body: () => string | Buffer | Promise<string | Buffer>,
+  type = 'application/json; charset=utf-8'
 ) {
-  return replyHeld(reply, etag, ifNoneMatch !== undefined && notModified(ifNoneMatch, etag) ? undefined : await body())
+  return replyHeld(reply, etag, ifNoneMatch !== undefined && notModified(ifNoneMatch, etag) ? undefined : await body(), type)
 }
 
 /**
  * The answer of every conditional read: the ETag, then 304 without a body when the client
- * holds the answer (`json` undefined), else 200 with the JSON. Called directly by a resource
+ * holds the answer (`body` undefined), else 200 with the body (JSON unless `type` says otherwise). Called directly by a resource
  * that decides itself whether the client holds it: a delta compares the revision the client
  * sent (quoted, weak or bare) with the current one.
  */
-export function replyHeld (reply: FastifyReply, etag: string, json: string | Buffer | undefined) {
+export function replyHeld (reply: FastifyReply, etag: string, body: string | Buffer | undefined, type = 'application/json; charset=utf-8') {
   reply.header('etag', etag)
-  if (json === undefined) return reply.code(304).send()
-  return reply.type('application/json; charset=utf-8').send(json)
+  if (body === undefined) return reply.code(304).send()
+  return reply.type(type).send(body)
 }
 
 /**

@@ -5,6 +5,7 @@ import { isDatabaseUnavailable, isUnstorableValue } from '../db/errors.js'
 import {
   ApiError,
   errorNameForStatus,
+  payloadTooLarge,
   RuleError,
   type RuleDocument,
   toErrorBody,
@@ -40,7 +41,7 @@ export function toApiError (error: FastifyError | Error, request?: FastifyReques
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return new ApiError('ContentTypeError', 'The request body must be JSON (application/json)')
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new ApiError('PayloadTooLargeError', 'The request body is larger than the limit')
+      return payloadTooLarge()
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new ApiError('BadDataError', 'The request body is empty; send JSON')
   }

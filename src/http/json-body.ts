@@ -51,7 +51,77 @@ export function checkJsonValue (value: unknown, root: string, tokens: (string | 
   }
 }
 
-/** The JSON body parser of every route: parse, then checkJsonValue. */
+/**
+ * Counts the nesting of a JSON text as its bytes arrive, without parsing it: `[` and `{`
+ * outside strings open a level, `]` and `}` close one. Strings are skipped with indexOf (to
+ * their closing quote: one not preceded by an odd run of backslashes), the bytes between
+ * them looked at one by one; UTF-8's multi-byte sequences never hold these ASCII bytes. So a
+ * body nested millions of levels deep is refused at its 33rd opening, before the rest of it
+ * is read, parsed or held in memory. Malformed text (more closings than openings, say) is
+ * left to the parser.
+ */
+export class NestingCounter {
+  #depth = 0
+  #inString = false
+  /** In a string, and the last byte read was a backslash that escapes the next one. */
+  #escaped = false
+
+  /** Reads the next bytes; the offset in them of the byte that opens a level deeper than MAX_JSON_DEPTH, or -1. */
+  feed (bytes: Buffer): number {
+    let depth = this.#depth
+    let inString = this.#inString
+    let escaped = this.#escaped
+    const n = bytes.length
+    let i = 0
+    let at = -1
+    while (i < n) {
+      if (inString) {
+        if (escaped) {
+          escaped = false
+          i++
+          continue
+        }
+        const quote = bytes.indexOf(0x22, i) // "
+        const end = quote < 0 ? n : quote
+        let backslashes = 0
+        while (end - backslashes > i && bytes[end - backslashes - 1] === 0x5c) backslashes++
+        if (quote < 0) {
+          escaped = (backslashes & 1) === 1
+          break
+        }
+        if ((backslashes & 1) === 0) inString = false
+        i = quote + 1
+        continue
+      }
+      const b = bytes[i]!
+      if (b === 0x22) {
+        inString = true
+      } else if (b === 0x5b || b === 0x7b) { // [ {
+        if (++depth > MAX_JSON_DEPTH) {
+          at = i
+          break
+        }
+      } else if (b === 0x5d || b === 0x7d) { // ] }
+        depth--
+      }
+      i++
+    }
+    this.#depth = depth
+    this.#inString = inString
+    this.#escaped = escaped
+    return at
+  }
+}
+
+/** The refusal of a text nested deeper than MAX_JSON_DEPTH, at byte `offset`. */
+export const tooDeep = (root: string, offset: number) =>
+  invalidField(root, `is nested more than ${MAX_JSON_DEPTH} levels deep (at byte ${offset})`)
+
+/**
+ * A request body's text as JSON: refused with a 400 when empty, not JSON (saying where, not
+ * quoting it), or anything checkJsonValue refuses. The caller counted its nesting while reading
+ * it (NestingCounter), so JSON.parse never builds a value deeper than MAX_JSON_DEPTH.
+ */
 export function parseJsonBody (text: string): unknown {
   if (text.length === 0) throw badData('The request body is empty; send JSON')
   let value: unknown
@@ -62,6 +132,14 @@ export function parseJsonBody (text: string): unknown {
     const at = /position (\d+)/.exec(error instanceof Error ? error.message : '')?.[1]
     throw badData(`The request body is not valid JSON${at === undefined ? '' : ` (at character ${at})`}`)
   }
-  checkJsonValue(value, '/body')
+  if (mayHoldRefusedText(text)) checkJsonValue(value, '/body')
   return value
 }
+
+/**
+ * Whether parsing `text` can have made a string checkJsonValue refuses. A NUL character or a
+ * lone surrogate in a parsed string can only come from a `\u` escape (JSON refuses raw
+ * control characters, and decoding UTF-8 never yields either), and a prototype member is
+ * spelt out or escaped: text with neither needs no walk (the nesting was counted while reading).
+ */
+const mayHoldRefusedText = (text: string) => text.includes('\\u') || text.includes('__proto__') || text.includes('constructor')

@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { ErrorBody, statusDescription } from '../errors.js'
+import { answersArePrivate } from './no-store.js'
 
 declare module 'fastify' {
   interface FastifySchema {
@@ -34,7 +35,8 @@ function problemResponses (statuses: number[], mediaType = 'application/problem+
   return out
 }
 
-type Document = Record<string, unknown> & { paths?: Record<string, Record<string, { responses?: Record<string, { headers?: Record<string, { required?: boolean; schema: Record<string, unknown> }> }> }>> }
+type Header = { required?: boolean; description?: string; schema: Record<string, unknown> }
+type Document = Record<string, unknown> & { paths?: Record<string, Record<string, { responses?: Record<string, { headers?: Record<string, Header> }> }>> }
 
 /**
  * Response headers declared with `x-always` (see responseHeader) become `required: true`
@@ -52,6 +54,19 @@ function markAlwaysPresentHeaders<T> (document: T): T {
           }
         }
       }
+    }
+  }
+  return document
+}
+
+/** Every response of a private route (answersArePrivate) says it carries `Cache-Control: no-store`. */
+function documentNoStore<T> (document: T): T {
+  const doc = document as Document
+  const header: Header = { required: true, description: 'Never kept by browsers or proxies', schema: { type: 'string', const: 'no-store' } }
+  for (const [path, operations] of Object.entries(doc.paths ?? {})) {
+    if (!answersArePrivate(path)) continue
+    for (const operation of Object.values(operations)) {
+      for (const response of Object.values(operation.responses ?? {})) response.headers = { ...response.headers, 'cache-control': header }
     }
   }
   return document
@@ -81,7 +96,7 @@ export const openApiPlugin = fp(
           url,
         }
       },
-      transformObject: (document) => markAlwaysPresentHeaders('openapiObject' in document ? document.openapiObject : {}),
+      transformObject: (document) => documentNoStore(markAlwaysPresentHeaders('openapiObject' in document ? document.openapiObject : {})),
       openapi: {
         openapi: '3.1.0',
         servers: [{ url: '/', description: 'This server' }],

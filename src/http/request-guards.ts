@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { invalidField } from '../errors.js'
+import { readJsonBody } from './body-reader.js'
 import { decodeContentEncoding } from './content-encoding.js'
-import { parseJsonBody, unstorable } from './json-body.js'
+import { unstorable } from './json-body.js'
 
 /** Refuses a query or path value the database could not store, naming it (`/query/type`). */
 function checkTextValues (values: unknown, root: string): void {
@@ -18,29 +19,17 @@ function checkTextValues (values: unknown, root: string): void {
 
 /**
  * What every request body, query and path must be before a handler sees it: bodies are decoded
- * as their Content-Encoding says (decodeContentEncoding), and are JSON
- * (application/json or application/json-patch+json; anything else is 415), parsed and checked
- * by parseJsonBody (an empty one is fine on a route that takes none); query and path values hold no NUL or lone surrogate. Runs after
- * authentication, so a client without a token learns nothing from these answers.
+ * as their Content-Encoding says (decodeContentEncoding), and are JSON (application/json or
+ * application/json-patch+json; anything else is 415), read, bounded and checked by readJsonBody
+ * (an empty one is fine on a route that takes none); query and path values hold no NUL or lone
+ * surrogate. Runs after authentication, so a client without a token learns nothing from these
+ * answers.
  */
 export const requestGuardsPlugin = fp(
   async (app: FastifyInstance) => {
     app.addHook('preParsing', decodeContentEncoding)
     app.removeAllContentTypeParsers()
-    app.addContentTypeParser(
-      ['application/json', 'application/json-patch+json'],
-      { parseAs: 'string' },
-      (request, body, done) => {
-        try {
-          // A route that takes no body accepts JSON's content type with nothing after it, as
-          // Unleash does (its admin UI and many HTTP clients send that on …/on, DELETE, …).
-          if ((body as string).length === 0 && request.routeOptions.schema?.body === undefined) return done(null, undefined)
-          done(null, parseJsonBody(body as string))
-        } catch (error) {
-          done(error as Error, undefined)
-        }
-      }
-    )
+    app.addContentTypeParser(['application/json', 'application/json-patch+json'], readJsonBody)
     // A callback hook: no promise per request.
     app.addHook('preValidation', (request, reply, done) => {
       try {

@@ -4,6 +4,7 @@ import { contextFieldsNamed } from '../context/context.store.js'
 import { readSnapshot } from '../db/snapshot.js'
 import type { Database, Queryable } from '../db/types.js'
 import { parentsOfFeatures } from '../dependencies/dependencies.store.js'
+import { linksOfFeatures } from '../feature-links/feature-links.store.js'
 import { notFound, permissionDenied } from '../errors.js'
 import { requirePresent } from '../features/features.store.js'
 import { segmentsWhere } from '../segments/segments.store.js'
@@ -39,11 +40,12 @@ async function readExport (db: Queryable, query: ExportQuery, token: TokenScope)
         : await liveFeatureNames(db, query.project)
   const features = (await featuresNamed(db, [...new Set(names)])).filter((f) => coversProject(token, f.project))
   const featureNames = features.map((f) => f.name)
-  const [environments, strategies, tags, parents] = await Promise.all([
+  const [environments, strategies, tags, parents, links] = await Promise.all([
     featureEnvironmentsOf(db, featureNames, environment),
     strategiesOfFeatures(db, featureNames, environment),
     tagsOfFeatures(db, featureNames),
     parentsOfFeatures(db, featureNames),
+    linksOfFeatures(db, featureNames),
   ])
   const featureStrategies = featureNames.flatMap((name) =>
     (strategies.get(name) ?? []).map((s) => ({
@@ -68,19 +70,23 @@ async function readExport (db: Queryable, query: ExportQuery, token: TokenScope)
     listTagTypes(db, [...new Set(tags.map((t) => t.tagType))]),
   ])
   return {
-    features: features.map((f) => ({ name: f.name, description: f.description, type: f.type, project: f.project, stale: false, impressionData: f.impressionData, archived: f.archived })),
+    features: features.map((f) => ({ name: f.name, description: f.description, type: f.type, project: f.project, stale: f.stale, impressionData: f.impressionData, archived: f.archived })),
     featureStrategies,
     featureEnvironments,
     contextFields: contextFields.map((c) => ({ name: c.name, description: c.description, stickiness: c.stickiness, sortOrder: c.sortOrder, legalValues: c.legalValues.map((v) => ({ value: v.value, ...(v.description ? { description: v.description } : {}) })) })),
     featureTags: tags,
     segments: segments.map((s) =>
-      query.segmentConstraints === false
-        ? { id: s.id, name: s.name }
-        : { id: s.id, name: s.name, description: s.description, project: s.project, constraints: (s.constraints as Constraint[]).map(exportedConstraint) }),
+      query.segmentConstraints === true
+        ? { id: s.id, name: s.name, description: s.description, project: s.project, constraints: (s.constraints as Constraint[]).map(exportedConstraint) }
+        : { id: s.id, name: s.name }),
     tagTypes,
     dependencies: featureNames.flatMap((name) => {
       const list = parents.get(name)
       return list ? [{ feature: name, dependencies: list }] : []
+    }),
+    links: featureNames.flatMap((name) => {
+      const list = links.get(name)
+      return list ? [{ feature: name, links: list.map((l) => ({ id: l.id, url: l.url, title: l.title })) }] : []
     }),
   }
 }

@@ -5,6 +5,8 @@ import type { Config } from '../config.js'
 import { NewContextField } from '../context/context.schemas.js'
 import { checkLegalValues } from '../context/context.service.js'
 import { NewDependency } from '../dependencies/dependencies.schemas.js'
+import { LinkBody } from '../feature-links/feature-links.schemas.js'
+import { MAX_LINKS_PER_FEATURE, normalizeLinkUrl } from '../feature-links/link-rules.js'
 import { ApiError, type DocumentPlaces, invalidField, placedAt } from '../errors.js'
 import { type UpsertSegment, upsertSegmentSchema } from '../segments/segments.schemas.js'
 import { type SegmentRules, segmentFields } from '../segments/segments.service.js'
@@ -41,6 +43,7 @@ export const elementRoutes = (config: LimitSettings) => ({
   tagTypes: { route: 'POST /api/admin/tag-types', schema: TagTypeBody },
   featureTags: { route: 'POST /api/admin/features/{featureName}/tags', schema: TagBody },
   dependencies: { route: 'POST /api/admin/projects/{projectId}/features/{featureName}/dependencies', schema: NewDependency },
+  links: { route: 'POST /api/admin/projects/{projectId}/features/{featureName}/link', schema: LinkBody },
 }) satisfies Record<string, { route: string; schema: TSchema }>
 
 type Element = keyof ReturnType<typeof elementRoutes>
@@ -106,6 +109,8 @@ export const tagTypeBody = (t: Of<'tagTypes'>) =>
   defined({ name: t.name, description: t.description ?? '', ...(t.icon != null && { icon: t.icon }), ...(t.color ? { color: t.color } : {}) }) as typeof TagTypeBody.static
 
 export const tagBody = (t: Of<'featureTags'>): typeof TagBody.static => ({ type: t.tagType, value: t.tagValue })
+
+export const linkBody = (l: Of<'links'>['links'][number]) => defined({ url: l.url, title: l.title }) as LinkBody
 
 export const dependencyBody = (d: Of<'dependencies'>['dependencies'][number]) =>
   defined({ feature: d.feature, enabled: d.enabled ?? true, ...(d.variants !== undefined && d.variants.length > 0 && { variants: d.variants }) }) as typeof NewDependency.static
@@ -182,6 +187,12 @@ function singleRouteProblems (body: ImportBody, rules: ImportRules, definitionOf
     check(`/body/data/featureTags/${i}`, t.featureName, () => tagOf(requireValid(checks.featureTags, tagBody(t)), '/body'), {}, { value: 'tagValue', type: 'tagType' }))
   ;(data.dependencies ?? []).forEach((d, i) =>
     d.dependencies.forEach((p, j) => check(`/body/data/dependencies/${i}/dependencies/${j}`, d.feature, () => requireValid(checks.dependencies, dependencyBody(p)))))
+  ;(data.links ?? []).forEach((l, i) => {
+    l.links.forEach((link, j) => check(`/body/data/links/${i}/links/${j}`, l.feature, () => normalizeLinkUrl(requireValid<LinkBody>(checks.links, linkBody(link)).url, '/body/url')))
+    if (l.links.length > MAX_LINKS_PER_FEATURE) {
+      problems.push({ error: invalidField(`/body/data/links/${i}/links/${MAX_LINKS_PER_FEATURE}`, `would be link ${MAX_LINKS_PER_FEATURE + 1} of feature ${l.feature}; at most ${MAX_LINKS_PER_FEATURE} are allowed`), item: l.feature })
+    }
+  })
   return problems
 }
 
@@ -203,6 +214,7 @@ function listedTwiceProblems (data: ImportData) {
   }
   listedTwice(data.featureEnvironments ?? [], (e) => e.featureName, '/body/data/featureEnvironments', (name, first) => `lists feature ${name} a second time (${first} lists it first): a feature has one state in the environment`)
   listedTwice(data.dependencies ?? [], (d) => d.feature, '/body/data/dependencies', (name, first) => `lists the dependencies of ${name} a second time (${first} lists them first)`)
+  listedTwice(data.links ?? [], (l) => l.feature, '/body/data/links', (name, first) => `lists the links of ${name} a second time (${first} lists them first)`)
   const firstSegment = new Map<string, { i: number; text: string }>()
   ;(data.segments ?? []).forEach((s, i) => {
     const text = JSON.stringify(segmentBody(s, 'project').constraints)

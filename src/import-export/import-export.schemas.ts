@@ -17,9 +17,9 @@ export const ExportQuery = Type.Object(
     downloadFile: Type.Optional(Type.Boolean({ description: 'true: answered as an attachment (Content-Disposition), for a browser to save' })),
     segmentConstraints: Type.Optional(
       Type.Boolean({
-        default: true,
+        default: false,
         description:
-          "true (default): segments carry description, project and constraints, so that an import here creates them; false: segments are {id, name} exactly as Unleash exports them, which Unleash's import requires (it refuses other members)",
+          "false (default): segments are {id, name} exactly as Unleash exports them, which Unleash's import requires (it refuses other members); true: they also carry description, project and constraints, so that an import here creates the segments the target lacks",
       })
     ),
   },
@@ -27,15 +27,15 @@ export const ExportQuery = Type.Object(
 )
 export type ExportQuery = Static<typeof ExportQuery>
 
-// What an export holds: Unleash 8.2's features-batch shapes, plus strategies' sortOrder and
-// segments' constraints.
+// What an export holds: Unleash 8.2's features-batch shapes, plus strategies' sortOrder (and,
+// when asked for, segments' constraints).
 
 const ExportedFeature = Type.Object({
   name: Type.String(),
   description: Nullable(Type.String()),
   type: Type.String(),
   project: Type.String(),
-  stale: Type.Boolean({ description: 'Always false: this server does not mark features stale' }),
+  stale: Type.Boolean(),
   impressionData: Type.Boolean(),
   archived: Type.Boolean(),
 })
@@ -76,7 +76,12 @@ const ExportedSegment = Type.Object({
   name: Type.String(),
   description: Type.Optional(Nullable(Type.String())),
   project: Type.Optional(Nullable(Type.String())),
-  constraints: Type.Optional(Type.Array(Type.Unknown(), { description: 'Unlike Unleash (which exports only id and name), so that an import can create the segment; left out with segmentConstraints: false' })),
+  constraints: Type.Optional(Type.Array(Type.Unknown(), { description: 'Only with segmentConstraints: true (Unleash exports only id and name), so that an import here can create the segment' })),
+})
+
+const ExportedLinks = Type.Object({
+  feature: Type.String(),
+  links: Type.Array(Type.Object({ id: Type.String(), url: Type.String(), title: Nullable(Type.String()) }), { description: 'In the order they were added' }),
 })
 
 const ExportedTagType = Type.Object({ name: Type.String(), description: Type.String(), icon: Nullable(Type.String()), color: Nullable(Type.String()) })
@@ -95,11 +100,12 @@ export const ExportResult = Type.Object({
   segments: Type.Array(ExportedSegment),
   tagTypes: Type.Array(ExportedTagType, { description: 'The tag types of the exported tags' }),
   dependencies: Type.Array(Dependencies),
+  links: Type.Array(ExportedLinks, { description: 'The links of the features that have any (as Unleash: always present, [] when none has)' }),
 })
 export type ExportResult = Static<typeof ExportResult>
 
 // What an import accepts: an export of this server or of Unleash. Members this server does not
-// keep (createdAt, lastSeenAt, links, …) are accepted and ignored. This schema says only the
+// keep (createdAt, lastSeenAt, …) are accepted and ignored. This schema says only the
 // shape the import reads (names, types, list sizes bounded by the body limit); every element
 // is then checked by the schema and rules of the single route that writes it, so that an
 // import refuses what that route refuses, with the same sentence (import-elements.ts).
@@ -129,7 +135,7 @@ const ImportFeature = Type.Object(
     type: Type.Optional(Text),
     project: Type.Optional(Type.String({ description: 'The project it was exported from (ignored: it is imported into the request\'s project)' })),
     impressionData: Type.Optional(Type.Boolean()),
-    stale: Type.Optional(Type.Boolean({ description: 'Ignored' })),
+    stale: Type.Optional(Type.Boolean({ description: 'Marked stale, as PATCH /stale marks it' })),
     archived: Type.Optional(Type.Boolean({ description: 'Ignored' })),
   },
   open
@@ -193,6 +199,14 @@ const ImportDependencies = Type.Object(
   open
 )
 
+const ImportLinks = Type.Object(
+  {
+    feature: UrlFriendly('The feature, listed once'),
+    links: List(Type.Object({ url: Text, title: MaybeText }, open)),
+  },
+  open
+)
+
 export const ImportData = Type.Object(
   {
     features: Type.Array(ImportFeature, { maxItems: MAX_IMPORT_FEATURES }),
@@ -203,11 +217,12 @@ export const ImportData = Type.Object(
     segments: Type.Optional(List(ImportSegment)),
     tagTypes: Type.Optional(List(ImportTagType)),
     dependencies: Type.Optional(List(ImportDependencies)),
+    links: Type.Optional(List(ImportLinks, 'When given, the links of each imported feature become the listed ones (none for a feature not listed)')),
   },
   {
     additionalProperties: true,
     description:
-      "An export (this server's or Unleash's); members this server does not keep (links, createdAt, …) are ignored. Each element is checked as the single route that writes it checks its body (features as POST …/features, featureStrategies as POST …/strategies, featureEnvironments' variants as PUT …/variants, contextFields as POST /api/admin/context, segments as POST /api/admin/segments, tagTypes as POST /api/admin/tag-types, featureTags as POST /api/admin/features/{name}/tags, dependencies as POST …/dependencies): the same limits, refused with the same sentence at the element's place.",
+      "An export (this server's or Unleash's); members this server does not keep (createdAt, …) are ignored. Each element is checked as the single route that writes it checks its body (features as POST …/features, featureStrategies as POST …/strategies, featureEnvironments' variants as PUT …/variants, contextFields as POST /api/admin/context, segments as POST /api/admin/segments, tagTypes as POST /api/admin/tag-types, featureTags as POST /api/admin/features/{name}/tags, dependencies as POST …/dependencies, links as POST …/link): the same limits, refused with the same sentence at the element's place.",
   }
 )
 export type ImportData = Static<typeof ImportData>

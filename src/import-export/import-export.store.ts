@@ -17,11 +17,11 @@ export async function featuresNamed (db: Queryable, names: readonly string[]) {
   if (names.length === 0) return []
   const rows = await db
     .selectFrom('features')
-    .select(['name', 'description', 'type', 'project_id', 'impression_data', 'archived_at'])
+    .select(['name', 'description', 'type', 'project_id', 'stale', 'impression_data', 'archived_at'])
     .where('name', 'in', names)
     .orderBy('name')
     .execute()
-  return rows.map((r) => ({ name: r.name, description: r.description, type: r.type, project: r.project_id, impressionData: r.impression_data, archived: r.archived_at !== null }))
+  return rows.map((r) => ({ name: r.name, description: r.description, type: r.type, project: r.project_id, stale: r.stale, impressionData: r.impression_data, archived: r.archived_at !== null }))
 }
 
 /** The feature-environments of these features in one environment, by feature name. */

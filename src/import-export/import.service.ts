@@ -1,5 +1,5 @@
 import { coversEnvironment, coversProject, isAdmin, type TokenScope } from '../access/scope.js'
-import { createFeature, setFeatureEnabled, updateFeatureMetadata } from '../catalog/catalog.service.js'
+import { createFeature, setFeatureEnabled, setFeatureStale, updateFeatureMetadata } from '../catalog/catalog.service.js'
 import { createContextField } from '../context/context.service.js'
 import { contextFieldsNamed } from '../context/context.store.js'
 import { groupBy } from '../db/rows.js'
@@ -9,6 +9,7 @@ import { permissionDenied, refusedAt } from '../errors.js'
 import { type Change, writeChange } from '../events/events.service.js'
 import type { Author } from '../events/events.schemas.js'
 import type { FeatureEnvironmentRef } from '../features/missing.js'
+import { setLinks } from '../feature-links/feature-links.service.js'
 import { lockFeaturesByName, requirePresent } from '../features/features.store.js'
 import { createSegment } from '../segments/segments.service.js'
 import { segmentsWhere } from '../segments/segments.store.js'
@@ -23,6 +24,7 @@ import {
   contextFieldBody,
   dependencyBody,
   elementProblems,
+  linkBody,
   featureBody,
   type ImportRules,
   segmentBody,
@@ -35,7 +37,7 @@ import { duplicates, type Findings, refusalOf, validationOf } from './import-rul
 /** What an import does to features that exist already: set them as the data says, or leave them. */
 export type ImportMode = 'overwrite' | 'create-if-missing'
 
-const KEPT_MEMBERS = new Set(['features', 'featureStrategies', 'featureEnvironments', 'contextFields', 'featureTags', 'segments', 'tagTypes', 'dependencies'])
+const KEPT_MEMBERS = new Set(['features', 'featureStrategies', 'featureEnvironments', 'contextFields', 'featureTags', 'segments', 'tagTypes', 'dependencies', 'links'])
 
 function requireScope (token: TokenScope, project: string, environment: string) {
   if (!coversProject(token, project)) throw permissionDenied(`API token ${token.name} has no access to project ${project}`)
@@ -86,6 +88,7 @@ async function assess (db: Queryable, body: ImportBody, token: TokenScope) {
     ...(data.featureEnvironments ?? []).map((e, i) => [`featureEnvironments/${i}`, e.featureName] as const),
     ...(data.featureTags ?? []).map((t, i) => [`featureTags/${i}`, t.featureName] as const),
     ...(data.dependencies ?? []).map((d, i) => [`dependencies/${i}`, d.feature] as const),
+    ...(data.links ?? []).map((l, i) => [`links/${i}`, l.feature] as const),
   ].filter(([, feature]) => !featureSet.has(feature)).map(([where, feature]) => `${where} (${feature})`)
 
   const newContextFields = dataFields.filter((c) => !targetFields.has(c.name))
@@ -166,6 +169,7 @@ export function importFeatures (db: Database, body: ImportBody, token: TokenScop
         plan.inProject.has(feature.name)
           ? updateFeatureMetadata(change, { project, feature: feature.name }, { ...fields, name: undefined, description: feature.description }, author)
           : createFeature(change, project, fields, author))
+      if (feature.stale !== undefined) await setFeatureStale(change, { project, feature: feature.name }, feature.stale, author)
     }
     const index = indexOf(data)
     for (const feature of touched) await importEnvironment(change, { project, feature: feature.name, environment }, index, segmentIds, rules, author)
@@ -181,6 +185,12 @@ export function importFeatures (db: Database, body: ImportBody, token: TokenScop
       author,
       (c, p) => `/body/data/dependencies/${children[c]!.listed!.i}/dependencies/${p}`
     )
+    if (data.links !== undefined) {
+      for (const feature of touched) {
+        const [listed] = index.links.get(feature.name) ?? []
+        await setLinks(change, { project, feature: feature.name }, listed?.item.links.map(linkBody) ?? [], author, (j) => `/body/data/links/${listed?.i}/links/${j}`)
+      }
+    }
     if (changes > 0) outer.record({ type: 'features-imported', createdBy: author, project, environment })
     return { features: touched.length, changes }
   })
@@ -197,6 +207,7 @@ function indexOf (data: ImportData) {
     environments: group(data.featureEnvironments ?? [], (e) => e.featureName),
     tags: group(data.featureTags ?? [], (t) => t.featureName),
     dependencies: group(data.dependencies ?? [], (d) => d.feature),
+    links: group(data.links ?? [], (l) => l.feature),
   }
 }
 type Index = ReturnType<typeof indexOf>

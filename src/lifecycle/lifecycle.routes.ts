@@ -4,7 +4,7 @@ import type { Database } from '../db/types.js'
 import { errorStatuses } from '../http/openapi.js'
 import { EmptyReply, FeatureParams } from '../http/schemas.js'
 import { FeatureLifecycleCompleted, LifecycleStage } from './lifecycle.schemas.js'
-import { completeFeature, featureLifecycle, uncompleteFeature } from './lifecycle.service.js'
+import { completeFeature, featureLifecycle, stageCounts, uncompleteFeature } from './lifecycle.service.js'
 
 export const lifecycleRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
   app.post(
@@ -69,5 +69,23 @@ export const lifecycleRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asyn
     },
     async (request) =>
       featureLifecycle(db, { project: request.params.projectId, feature: request.params.featureName }, request.token)
+  )
+
+  app.get(
+    '/api/admin/lifecycle/count',
+    {
+      config: { access: 'token', role: 'viewer' },
+      schema: {
+        tags: ['Lifecycle'],
+        operationId: 'getFeatureLifecycleStageCount',
+        summary: 'How many features are in each lifecycle stage now',
+        description: 'As Unleash: every feature of the projects the token covers (archived ones count as archived), by the stage it entered last.',
+        errors: errorStatuses(403),
+        response: {
+          200: Type.Object({ initial: Type.Integer(), preLive: Type.Integer(), live: Type.Integer(), completed: Type.Integer(), archived: Type.Integer() }),
+        },
+      },
+    },
+    async (request) => stageCounts(db, request.token)
   )
 }

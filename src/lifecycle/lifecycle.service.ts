@@ -4,8 +4,8 @@ import type { FeatureRef } from '../features/missing.js'
 import type { Database } from '../db/types.js'
 import { type Change, withChange, type Writer, writeChange } from '../events/events.service.js'
 import { type Author, toJsonText } from '../events/events.schemas.js'
-import type { LifecycleStage } from './lifecycle.schemas.js'
-import { deleteStage, enabledIn, insertStage, lastEvaluated, listStages, readStages, readStagesOf, updateCompletion } from './lifecycle.store.js'
+import type { LifecycleStage, StageName } from './lifecycle.schemas.js'
+import { countCurrentStages, deleteStage, enabledIn, insertStage, lastEvaluated, listStages, readStages, readStagesOf, updateCompletion } from './lifecycle.store.js'
 import { type Completion, type LifecycleTrigger, nextStep, type StageStep } from './stages.js'
 
 const completionData = (c: Completion) =>
@@ -115,4 +115,11 @@ export async function featureLifecycle (db: Database, ref: FeatureRef, token: To
     completed.lastEvaluated = await lastEvaluated(db, ref.feature, environments)
   }
   return stages
+}
+
+/** How many features the token may see are in each stage now (Unleash's lifecycle count). */
+export async function stageCounts (db: Database, token: TokenScope) {
+  const counts = await countCurrentStages(db, token.projects.includes(ALL) ? undefined : token.projects)
+  const of = (stage: StageName) => counts.get(stage) ?? 0
+  return { initial: of('initial'), preLive: of('pre-live'), live: of('live'), completed: of('completed'), archived: of('archived') }
 }

@@ -1,4 +1,4 @@
-import type { ExpressionBuilder, Transaction } from 'kysely'
+import { type ExpressionBuilder, sql, type Transaction } from 'kysely'
 import type { DB, Queryable } from '../db/types.js'
 import type { CompletionStatus, LifecycleStage, StageName } from './lifecycle.schemas.js'
 import type { Completion, EnteredStage } from './stages.js'
@@ -156,4 +156,77 @@ export async function currentStagesOf (db: Queryable, features: readonly string[
     .orderBy('entered_stage_at', 'desc')
     .execute()
   return new Map(rows.map((r) => [r.feature_name, { stage: r.stage, status: r.status, enteredStageAt: r.entered_stage_at }]))
+}
+
+/** How many features (of `projects`, all when undefined; archived ones too) are in each stage now, by stage. */
+export async function countCurrentStages (db: Queryable, projects: readonly string[] | undefined): Promise<Map<StageName, number>> {
+  let current = db
+    .selectFrom('feature_lifecycles as l')
+    .innerJoin('features as f', 'f.name', 'l.feature_name')
+    .distinctOn('l.feature_name')
+    .select(['l.feature_name', 'l.stage'])
+    .orderBy('l.feature_name')
+    .orderBy('l.entered_stage_at', 'desc')
+  if (projects?.length === 0) return new Map()
+  if (projects !== undefined) current = current.where('f.project_id', 'in', projects)
+  const rows = await db
+    .selectFrom(current.as('c'))
+    .select(['c.stage', (eb) => eb.fn.countAll<string>().as('count')])
+    .groupBy('c.stage')
+    .execute()
+  return new Map(rows.map((r) => [r.stage, Number(r.count)]))
+}
+
+/**
+ * How many features (not archived) are in each stage now, by project (of `projects`, all when
+ * undefined). A feature revived a moment ago whose last stage is still archived counts as
+ * initial, as Unleash counts it.
+ */
+export async function currentStageCounts (db: Queryable, projects?: readonly string[]) {
+  if (projects?.length === 0) return new Map<string, Partial<Record<StageName, number>>>()
+  let query = db
+    .selectFrom('features as f')
+    .innerJoinLateral(
+      (eb) => eb.selectFrom('feature_lifecycles as l').select('l.stage').whereRef('l.feature_name', '=', 'f.name').orderBy('l.entered_stage_at', 'desc').limit(1).as('current'),
+      (join) => join.onTrue()
+    )
+    .select(['f.project_id', 'current.stage', (eb) => eb.fn.countAll<string>().as('n')])
+    .where('f.archived_at', 'is', null)
+    .groupBy(['f.project_id', 'current.stage'])
+  if (projects !== undefined) query = query.where('f.project_id', 'in', projects)
+  const counts = new Map<string, Partial<Record<StageName, number>>>()
+  for (const row of await query.execute()) {
+    const stage = row.stage === 'archived' ? 'initial' : row.stage
+    const ofProject = counts.get(row.project_id) ?? {}
+    ofProject[stage] = (ofProject[stage] ?? 0) + Number(row.n)
+    counts.set(row.project_id, ofProject)
+  }
+  return counts
+}
+
+/**
+ * The average whole days the project's features (archived too) spent in each stage they have
+ * left (archived is never left), as Unleash rounds it; a stage no feature has left is missing.
+ */
+export async function averageDaysInStages (db: Queryable, project: string) {
+  const rows = await db
+    .selectFrom('feature_lifecycles as l')
+    .innerJoin('features as f', 'f.name', 'l.feature_name')
+    .innerJoinLateral(
+      (eb) =>
+        eb
+          .selectFrom('feature_lifecycles as n')
+          .select((s) => s.fn.min('n.entered_stage_at').as('left_at'))
+          .whereRef('n.feature_name', '=', 'l.feature_name')
+          .whereRef('n.entered_stage_at', '>', 'l.entered_stage_at')
+          .as('next'),
+      (join) => join.onTrue()
+    )
+    .select(['l.stage', sql<string>`round(avg(extract(epoch FROM next.left_at - l.entered_stage_at) / 86400))`.as('days')])
+    .where('f.project_id', '=', project)
+    .where('l.stage', '!=', 'archived')
+    .where('next.left_at', 'is not', null)
+    .groupBy('l.stage')
+    .execute()
+  return new Map(rows.map((r) => [r.stage, Number(r.days)]))
 }

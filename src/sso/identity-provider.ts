@@ -172,6 +172,12 @@ export class IdentityProviders {
     }
   }
 
+  /** The configuration already discovered for these settings, however old; never asks the provider. */
+  known (settings: OidcSettings): client.Configuration | undefined {
+    const current = this.#current
+    return current?.key === keyOf(settings) ? current.config : undefined
+  }
+
   async #discover (settings: OidcSettings, key: string): Promise<client.Configuration> {
     let metadata: client.ServerMetadata
     try {

@@ -190,6 +190,34 @@ async function signIn (ctx: SsoContext, settings: OidcSettings, identity: { emai
 }
 
 /**
+ * The origins the UI's sign-out form may end up on besides this server (its CSP form-action,
+ * which also governs the form's redirects): with single sign-out on, the provider's sign-out
+ * (end_session_endpoint, as discovered) and the discovery document's origin (where providers
+ * keep it, before this instance has discovered it). Never asks the provider; nothing when the
+ * settings cannot be read.
+ */
+export async function signOutOrigins (ctx: SsoContext): Promise<string[]> {
+  let oidc
+  try {
+    ({ oidc } = await ctx.signIn.current())
+  } catch {
+    return []
+  }
+  if (!oidc.enabled || !oidc.enableSingleSignOut) return []
+  const endSession = ctx.providers.known(oidc)?.serverMetadata().end_session_endpoint
+  const origins = [endSession, oidc.discoverUrl].flatMap((address) => {
+    if (address === undefined) return []
+    try {
+      const url = new URL(address)
+      return url.protocol === 'https:' || url.protocol === 'http:' ? [url.origin] : []
+    } catch {
+      return []
+    }
+  })
+  return [...new Set(origins)]
+}
+
+/**
  * Where a logging-out browser goes, asked before its session ends: the provider's
  * end_session_endpoint (with client_id and post_logout_redirect_uri /signed-out on UNLEASH_URL,
  * never the ID token, which no one keeps) when single sign-out is on and single sign-on opened

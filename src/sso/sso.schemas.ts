@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { ID_TOKEN_ALGORITHMS, OIDC_VARIABLES } from '../config.js'
+import { ID_TOKEN_ALGORITHMS, OIDC_VARIABLES } from '../vocabulary/oidc.js'
 import { QueryText, StringEnum } from '../http/schemas.js'
 import { ROOT_ROLES } from '../vocabulary/roles.js'
 

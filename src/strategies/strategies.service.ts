@@ -22,6 +22,7 @@ import {
   hasActiveStrategy,
   insertStrategy,
   listStrategies,
+  projectDefaultStrategy,
   setSortOrder,
   strategyCount,
   updateStrategy,
@@ -314,16 +315,39 @@ export function reorderStrategies (writer: Writer, ref: FeatureEnvironmentRef, o
 }
 
 /**
- * When a feature is switched on in an environment where no strategy is active, it gets a
- * flexibleRollout at 100 % (stickiness default, groupId the feature name), as Unleash does.
- * Call inside the switching change, with the feature-environment locked.
+ * When a feature is switched on in an environment where no strategy is active, it gets the
+ * project's default strategy there (POST …/environments/{env}/default-strategy; without a
+ * groupId, the feature's name), else a flexibleRollout at 100 % (stickiness default, groupId
+ * the feature name), as Unleash does; feature-strategy-add names the environment like every
+ * strategy event. A segment of the project's default that no longer exists is a 404 naming it
+ * (leaving it out would widen who gets the feature). Call inside the switching change, with the
+ * feature-environment locked.
  */
 export async function addDefaultStrategyIfNone (change: Change, ref: FeatureEnvironmentRef, createdBy: Author) {
   if (await hasActiveStrategy(change.trx, ref)) return
   const { nextSortOrder } = await strategyCount(change.trx, ref)
-  const { name, parameters } = defaultStrategy(ref.feature)
-  await insertNew(change, ref, { name, title: null, disabled: false, sortOrder: nextSortOrder, parameters, constraints: [], variants: [], segments: [] }, createdBy)
+  const stored = await projectDefaultStrategy(change.trx, ref)
+  const document = stored === null ? builtInDefault(ref.feature, nextSortOrder) : fromProjectDefault(JSON.parse(stored) as StrategyDocument, ref.feature, nextSortOrder)
+  const found = new Set((await segmentsById(change.trx, document.segments)).map((s) => s.id))
+  const gone = document.segments.find((id) => !found.has(id))
+  if (gone !== undefined) {
+    throw notFound(`Segment ${gone} of the default strategy of project ${ref.project} in environment ${ref.environment} does not exist: set the default strategy again`)
+  }
+  await insertNew(change, ref, document, createdBy)
 }
+
+const builtInDefault = (feature: string, sortOrder: number): StrategyDocument => {
+  const { name, parameters } = defaultStrategy(feature)
+  return { name, title: null, disabled: false, sortOrder, parameters, constraints: [], variants: [], segments: [] }
+}
+
+/** A project's default strategy for one feature: at the end of its strategies, enabled, its groupId the feature's name unless it names one. */
+const fromProjectDefault = (stored: StrategyDocument, feature: string, sortOrder: number): StrategyDocument => ({
+  ...stored,
+  disabled: false,
+  sortOrder,
+  parameters: { ...stored.parameters, groupId: stored.parameters.groupId || feature },
+})
 
 /** The strategy a feature switched on with none gets, as Unleash: flexibleRollout at 100 %, stickiness default, groupId the feature name. */
 export const defaultStrategy = (feature: string) => ({ name: 'flexibleRollout', parameters: { rollout: '100', stickiness: 'default', groupId: feature } }) satisfies NewStrategy

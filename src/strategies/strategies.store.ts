@@ -171,3 +171,17 @@ export async function strategiesOfFeatures (db: Queryable, features: readonly st
     .execute()
   return groupBy(rows, (row) => row.feature_name, (row) => toStrategy(row).strategy)
 }
+
+/**
+ * The project's default strategy in the feature-environment's environment (JSON text), null
+ * when it has none: what a feature switched on there with no active strategy gets.
+ */
+export async function projectDefaultStrategy (trx: Transaction<DB>, ref: FeatureEnvironmentRef): Promise<string | null> {
+  const row = await trx
+    .selectFrom('project_environments')
+    .select('default_strategy')
+    .where('project_id', '=', ref.project)
+    .where('environment_name', '=', ref.environment)
+    .executeTakeFirst()
+  return row?.default_strategy ?? null
+}

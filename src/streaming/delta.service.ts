@@ -1,3 +1,4 @@
+import { readSnapshot } from '../db/snapshot.js'
 import type { TokenScope } from '../access/scope.js'
 import type { ClientSegment } from '../client/client.schemas.js'
 import { clientFilter, outsideScope, readClientState } from '../client/client.service.js'
@@ -144,15 +145,11 @@ export async function clientDelta (
 ): Promise<{ etag: string; json: string | undefined }> {
   const { filter } = scopeOf(token, query)
   const horizon = await readHorizon(db)
-  return db
-    .transaction()
-    .setIsolationLevel('repeatable read')
-    .setAccessMode('read only')
-    .execute(async (trx) => {
-      const position = await readPosition(trx, horizon)
-      const plan = await planFrom(trx, position, parseRevision(held), replayLimit)
-      const etag = `"${plan.revision}"`
-      if (plan.kind === 'up-to-date') return { etag, json: undefined }
-      return { etag, json: JSON.stringify({ events: await eventsOf(trx, filter, plan) }) }
-    })
+  return readSnapshot(db, async (trx) => {
+    const position = await readPosition(trx, horizon)
+    const plan = await planFrom(trx, position, parseRevision(held), replayLimit)
+    const etag = `"${plan.revision}"`
+    if (plan.kind === 'up-to-date') return { etag, json: undefined }
+    return { etag, json: JSON.stringify({ events: await eventsOf(trx, filter, plan) }) }
+  })
 }

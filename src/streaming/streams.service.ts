@@ -1,3 +1,4 @@
+import { readSnapshot } from '../db/snapshot.js'
 import type { TokenScope } from '../access/scope.js'
 import { every, type Worker } from '../background/worker.js'
 import type { Database } from '../db/types.js'
@@ -217,31 +218,27 @@ export class Streams implements Worker {
     let result
     try {
       const horizon = await readHorizon(this.db)
-      result = await this.db
-        .transaction()
-        .setIsolationLevel('repeatable read')
-        .setAccessMode('read only')
-        .execute(async (trx) => {
-          const position = await readPosition(trx, horizon)
-          const updates = new Map<string, DeltaEvent[]>()
-          // A stream lives as long as its token: one deleted since the last round ends its streams.
-          const deleted = from !== undefined && this.#scopes.size > 0 ? await tokensDeletedBetween(trx, from, position.watermark) : []
-          if (from !== undefined && this.#scopes.size > 0) {
-            const plan = await planFrom(trx, position, from, this.options.replayLimit)
-            for (const [key, { scope }] of this.#scopes) updates.set(key, await eventsOf(trx, scope.filter, plan))
-          }
-          // New streams that sent the same Last-Event-ID in one scope share their first event.
-          const firsts = new Map<string, DeltaEvent[]>()
-          const kinds = new Map<string, Plan['kind']>()
-          for (const { stream, lastEventId } of joins) {
-            const key = `${stream.scope.key} ${lastEventId ?? ''}`
-            if (firsts.has(key)) continue
-            const plan = await planFrom(trx, position, lastEventId, this.options.replayLimit)
-            kinds.set(key, plan.kind)
-            firsts.set(key, await eventsOf(trx, stream.scope.filter, plan))
-          }
-          return { revision: position.revision, updates, firsts, kinds, deleted, heldBack: await anyEventFrom(trx, position.watermark) }
-        })
+      result = await readSnapshot(this.db, async (trx) => {
+        const position = await readPosition(trx, horizon)
+        const updates = new Map<string, DeltaEvent[]>()
+        // A stream lives as long as its token: one deleted since the last round ends its streams.
+        const deleted = from !== undefined && this.#scopes.size > 0 ? await tokensDeletedBetween(trx, from, position.watermark) : []
+        if (from !== undefined && this.#scopes.size > 0) {
+          const plan = await planFrom(trx, position, from, this.options.replayLimit)
+          for (const [key, { scope }] of this.#scopes) updates.set(key, await eventsOf(trx, scope.filter, plan))
+        }
+        // New streams that sent the same Last-Event-ID in one scope share their first event.
+        const firsts = new Map<string, DeltaEvent[]>()
+        const kinds = new Map<string, Plan['kind']>()
+        for (const { stream, lastEventId } of joins) {
+          const key = `${stream.scope.key} ${lastEventId ?? ''}`
+          if (firsts.has(key)) continue
+          const plan = await planFrom(trx, position, lastEventId, this.options.replayLimit)
+          kinds.set(key, plan.kind)
+          firsts.set(key, await eventsOf(trx, stream.scope.filter, plan))
+        }
+        return { revision: position.revision, updates, firsts, kinds, deleted, heldBack: await anyEventFrom(trx, position.watermark) }
+      })
     } catch (error) {
       this.#joins.unshift(...joins)
       throw error

@@ -2,7 +2,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { Database } from '../db/types.js'
 import { errorStatuses } from '../http/openapi.js'
-import { EmptyReply, responseHeader } from '../http/schemas.js'
+import { EmptyReply, ProjectParams, responseHeader, UrlFriendly } from '../http/schemas.js'
 import { FeatureTagParams, Tag, TagsOfTypeParams, TagBody, TagParams, TagsChange, TagsResponse, TagType, TagTypeBody, TagTypeParams, TagTypeUpdate } from './tags.schemas.js'
 import {
   addFeatureTag,
@@ -17,6 +17,7 @@ import {
   removeTagType,
   requireFeatureVisible,
   tag,
+  tagFeatures,
   tags,
   tagType,
   tagTypes,
@@ -211,6 +212,34 @@ export const tagRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app
     },
     async (request, reply) => {
       await removeTag(db, request.params, request.author)
+      return reply.code(200).send()
+    }
+  )
+
+  app.put(
+    '/api/admin/projects/:projectId/tags',
+    {
+      config: { access: 'token', role: 'editor' },
+      schema: {
+        tags: ['Tags'],
+        operationId: 'addTagToFeatures',
+        summary: 'Add and remove tags on several features of a project',
+        description:
+          'As Unleash: 200 with no body. Each feature gets the added tags (a tag that does not exist yet is created: tag-created) and loses the removed ones, as POST and DELETE …/features/{featureName}/tags do it (feature-tagged, feature-untagged; a tag it has, or lacks, changes nothing). All or none, in one transaction: 404 naming the first feature, in the order sent, that is not in the project (Unleash: 400), 400 for a tag type that does not exist.',
+        params: ProjectParams,
+        body: Type.Object(
+          {
+            features: Type.Array(UrlFriendly('A feature of the project'), { maxItems: 1000, uniqueItems: true }),
+            tags: TagsChange,
+          },
+          { additionalProperties: false }
+        ),
+        errors: errorStatuses(400, 403, 404, 413, 415),
+        response: { 200: EmptyReply },
+      },
+    },
+    async (request, reply) => {
+      await tagFeatures(db, request.params.projectId, request.body.features, request.body.tags, request.author)
       return reply.code(200).send()
     }
   )

@@ -3,6 +3,7 @@ import type { Database } from '../db/types.js'
 import { invalidField, nameExists, notFound } from '../errors.js'
 import { type Change, type Writer, withChange } from '../events/events.service.js'
 import { type Author, toJsonText } from '../events/events.schemas.js'
+import { lockFeatures } from '../features/features.store.js'
 import type { Tag, TagBody, TagType, TagTypeBody, TagTypeUpdate, TagsChange } from './tags.schemas.js'
 import {
   deleteTag,
@@ -206,5 +207,22 @@ export function removeFeatureTag (target: Writer, feature: string, wanted: Tag, 
   return withChange(target, async (change) => {
     const project = requireVisible(await lockFeatureProject(change.trx, feature), feature, token)
     await removeTagFrom(change, project, feature, wanted, author)
+  })
+}
+
+/**
+ * Adds and removes tags on several features of a project, all or none (Unleash's bulk tagging):
+ * the features locked first, in name order (404 naming the first that is not in the project);
+ * each then gets the added tags and loses the removed ones, as the single routes do it (their
+ * events; a tag it has, or lacks, changes nothing).
+ */
+export function tagFeatures (writer: Writer, project: string, features: readonly string[], body: TagsChange, author: Author) {
+  const added = body.addedTags.map((t, i) => tagOf(t, `/body/tags/addedTags/${i}`))
+  const removed = body.removedTags.map((t, i) => tagOf(t, `/body/tags/removedTags/${i}`))
+  return withChange(writer, async (change) => {
+    for (const { name } of await lockFeatures(change.trx, project, features)) {
+      for (const wanted of added) await addTagTo(change, project, name, wanted, author)
+      for (const wanted of removed) await removeTagFrom(change, project, name, wanted, author)
+    }
   })
 }

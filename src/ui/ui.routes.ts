@@ -1,5 +1,6 @@
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify'
 import { notFound } from '../errors.js'
+import { replyConditionally } from '../http/conditional.js'
 import type { UiFile } from './ui-files.js'
 
 /**
@@ -22,14 +23,16 @@ export const UI_PATHS = [
   '/webhooks',
   '/webhooks/*',
   '/users',
+  '/single-sign-on',
   '/profile',
 ]
 
 /**
  * Scripts, styles, connections, images and fonts only from this origin; no inline script or
- * style element, no plugin, no framing, forms only back here.
+ * style element, no plugin, no framing, forms only back here (and, with `formOrigins`, to
+ * those: the identity provider's sign-out the logout form is redirected to).
  */
-export const CONTENT_SECURITY_POLICY = [
+export const contentSecurityPolicy = (formOrigins: string[] = []) => [
   "default-src 'none'",
   "script-src 'self'",
   "style-src 'self'",
@@ -38,30 +41,29 @@ export const CONTENT_SECURITY_POLICY = [
   "connect-src 'self'",
   "manifest-src 'self'",
   "base-uri 'none'",
-  "form-action 'self'",
+  ["form-action 'self'", ...formOrigins].join(' '),
   "frame-ancestors 'none'",
 ].join('; ')
 
-/** The compressed copy the client accepts (brotli, then gzip), or the file as it is. */
+/** The compressed copy the client accepts (brotli, then gzip), or the file as it is; 304 when its copy is current. */
 function send (request: FastifyRequest, reply: FastifyReply, file: UiFile) {
   reply
-    .header('content-type', file.type)
-    .header('etag', file.etag)
     .header('x-content-type-options', 'nosniff')
     .header('cache-control', file.immutable ? 'public, max-age=31536000, immutable' : 'no-cache')
-  if (request.headers['if-none-match'] === file.etag) return reply.code(304).send()
-  const accepts = String(request.headers['accept-encoding'] ?? '')
   if (file.br || file.gzip) reply.header('vary', 'accept-encoding')
-  if (file.br && /\bbr\b/.test(accepts)) return reply.header('content-encoding', 'br').send(file.br)
-  if (file.gzip && /\bgzip\b/.test(accepts)) return reply.header('content-encoding', 'gzip').send(file.gzip)
-  return reply.send(file.body)
+  return replyConditionally(reply, request.headers['if-none-match'], file.etag, () => {
+    const accepts = String(request.headers['accept-encoding'] ?? '')
+    const [encoding, bytes] = file.br && /\bbr\b/.test(accepts) ? ['br', file.br] : file.gzip && /\bgzip\b/.test(accepts) ? ['gzip', file.gzip] : [undefined, file.body]
+    if (encoding) reply.header('content-encoding', encoding)
+    return bytes
+  }, file.type)
 }
 
-export const uiRoutes: FastifyPluginAsync<{ files: Map<string, UiFile> }> = async (app, { files }) => {
+export const uiRoutes: FastifyPluginAsync<{ files: Map<string, UiFile>; formOrigins?: () => Promise<string[]> }> = async (app, { files, formOrigins }) => {
   const index = files.get('/index.html')!
   const page = async (request: FastifyRequest, reply: FastifyReply) => {
     reply
-      .header('content-security-policy', CONTENT_SECURITY_POLICY)
+      .header('content-security-policy', contentSecurityPolicy(await formOrigins?.()))
       .header('referrer-policy', 'same-origin')
       .header('x-frame-options', 'DENY')
       .header('cross-origin-opener-policy', 'same-origin')

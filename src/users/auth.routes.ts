@@ -29,7 +29,6 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ people: PeopleContext }> = 
       const previous = sessionIdFromCookie(request.headers.cookie)
       const { sessionId, user } = await login(people, request.body, { ip: request.ip, previous })
       reply.header('set-cookie', sessionCookie(sessionId, request.protocol === 'https', people.sessions.maxAgeMs))
-      reply.header('cache-control', 'no-store')
       return user
     }
   )

@@ -33,9 +33,8 @@ export const meRoutes: FastifyPluginAsyncTypebox<{ people: PeopleContext }> = as
         response: { 200: Me },
       },
     },
-    async (request, reply) => {
+    async (request) => {
       const person = me(request)
-      reply.header('cache-control', 'no-store')
       // rootRole is the one the person acts with: the highest of their own and their groups'.
       return { user: { ...userInfo(await user(db, person.id)), rootRole: ROLE_IDS[person.rootRole] }, permissions: permissionsOf(person), feedback: [], splash: {} }
     }

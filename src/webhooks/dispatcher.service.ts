@@ -6,14 +6,8 @@ import { renderBody } from './payload.js'
 import { postOnce, type SendResult } from './send.js'
 import { signatures } from './signing.js'
 import { checkTarget, RefusedTarget, type Resolve } from './ssrf.js'
-import {
-  anyEnabledWebhook,
-  claimDeliveries,
-  type ClaimedDelivery,
-  type Outcome,
-  pruneDeliveries,
-  recordAttempt,
-} from './webhooks.store.js'
+import { claimDeliveries, type ClaimedDelivery, type Outcome, pruneDeliveries, recordAttempt } from './deliveries.store.js'
+import { anyEnabledWebhook } from './webhooks.store.js'
 
 /** Deliveries one instance sends at once, and of them at most this many to one webhook. */
 export const MAX_IN_FLIGHT = 16

@@ -8,14 +8,13 @@ import { templateProblem } from './payload.js'
 import { generateSigningSecret } from './signing.js'
 import { checkTarget, RefusedTarget, type Resolve } from './ssrf.js'
 import { MASK, type NewAddon, RESERVED_HEADERS } from './webhooks.schemas.js'
+import { listDeliveries, requeueDelivery } from './deliveries.store.js'
 import {
   deleteWebhook,
   findWebhook,
   insertWebhook,
-  listDeliveries,
   listWebhooks,
   lockWebhook,
-  requeueDelivery,
   rotateSecret,
   type StoredWebhook,
   updateWebhook,

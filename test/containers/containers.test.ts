@@ -28,6 +28,12 @@ beforeAll(async () => {
   }
 })
 
+// The image built by the first test is the one the compose stack runs (API_IMAGE): one build of
+// the Dockerfile per run, not three (one npm ci less, on a registry that can be slow).
+afterAll(async () => {
+  await run('docker', ['rmi', '-f', IMAGE]).catch(() => {})
+}, 60_000)
+
 async function api (base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(`${base}${path}`, {
     method,
@@ -58,7 +64,6 @@ describe('the image', () => {
     // A container whose start failed is not stopped by Testcontainers: remove whatever runs the image.
     const { stdout } = await run('docker', ['ps', '-aq', '--filter', `ancestor=${IMAGE}`]).catch(() => ({ stdout: '' }))
     for (const id of stdout.split('\n').filter(Boolean)) await run('docker', ['rm', '-f', '-v', id]).catch(() => {})
-    await run('docker', ['rmi', '-f', IMAGE]).catch(() => {})
     rmSync(dataDir, { recursive: true, force: true })
   })
 
@@ -69,7 +74,7 @@ describe('the image', () => {
       .withBindMounts([{ source: dataDir, target: '/app/data' }])
       .withExposedPorts(4242)
       .withWaitStrategy(Wait.forHealthCheck())
-      .withStartupTimeout(120_000)
+      .withStartupTimeout(240_000)
       .start()
     expect((await fetch(`${base()}/ready`)).status).toBe(200)
     expect((await container.exec(['id', '-u'])).output.trim()).toBe('1000')
@@ -107,7 +112,7 @@ describe('the docker-compose stack', () => {
   let proxyPort = 0
   const compose = (args: string[], env: Record<string, string> = {}) =>
     run('docker-compose', ['-p', project, '--profile', 'scale', ...args], {
-      env: { ...process.env, API_PORT: String(apiPort), PROXY_PORT: String(proxyPort), ...env },
+      env: { ...process.env, API_IMAGE: IMAGE, API_PORT: String(apiPort), PROXY_PORT: String(proxyPort), ...env },
       maxBuffer: 64 * 1024 * 1024,
     })
 
@@ -134,12 +139,11 @@ describe('the docker-compose stack', () => {
   }
 
   it('comes up with both instances healthy behind HAProxy', async () => {
-    // --force-rm: a failed build leaves no intermediate container behind (Podman keeps them otherwise).
-    await compose(['build', '--force-rm'])
-    await compose(['up', '-d'], { ADMIN_API_TOKEN: SECRET })
+    // The image the first test built (API_IMAGE) exists, so compose does not build it again.
+    await compose(['up', '-d', '--no-build'], { ADMIN_API_TOKEN: SECRET })
     await waitFor(async () => (await fetch(`http://127.0.0.1:${apiPort}/ready`)).ok, 120_000, 'the api')
     await waitForUpstreams(['api', 'api-2'], 60_000)
-  }, 900_000)
+  }, 300_000)
 
   it('serves a whole flow, and still has it after the api service restarts', async () => {
     const base = `http://127.0.0.1:${apiPort}`

@@ -77,7 +77,7 @@ export async function createPerson (server: Server, role: Role) {
  * A fresh browser context on the server; with `as`, a new person of that role, signed in
  * through the login route with the context's own cookies (the login form has its own journey).
  */
-export async function openPage (browser: Browser, server: Server, options: { viewport?: { width: number; height: number }; as?: { role: Role } } = {}): Promise<OpenPage> {
+export async function openPage (browser: Browser, server: Server, options: { viewport?: { width: number; height: number }; as?: { role: Role }; alsoOrigins?: string[] } = {}): Promise<OpenPage> {
   const context = await browser.newContext({ viewport: options.viewport ?? DESKTOP, serviceWorkers: 'block' })
   if (options.as) {
     const person = await createPerson(server, options.as.role)
@@ -86,8 +86,10 @@ export async function openPage (browser: Browser, server: Server, options: { vie
   }
   const trouble: Trouble = { console: [], failed: [], errors: [], offsite: [] }
   const allowed: { status: number; path: string }[] = []
-  // Nothing may leave the machine: any request to another origin is refused and noted.
-  await context.route((url) => url.origin !== server.origin, (route) => {
+  // Nothing may leave the machine: any request to another origin (but a test's own identity
+  // provider on loopback, `alsoOrigins`) is refused and noted.
+  const origins = new Set([server.origin, ...(options.alsoOrigins ?? [])])
+  await context.route((url) => !origins.has(url.origin), (route) => {
     trouble.offsite.push(route.request().url())
     return route.abort()
   })

@@ -87,6 +87,9 @@ const TABLES = [
   'group_project_roles',
   'applications',
   'unknown_flags',
+  'feature_links',
+  'favorite_features',
+  'favorite_projects',
 ] as const
 
 /**

@@ -68,6 +68,18 @@ function cycles (edges: [string, string][]): string[][] {
   return found
 }
 
+/** The floors of docs/architecture.md: its block after "The folders stand in floors", a line a floor, top first. */
+function floorsOfArchitecture (): string[][] {
+  const text = readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8')
+  const block = /The folders stand in floors[\s\S]*?```\n([\s\S]*?)```/.exec(text)?.[1] ?? ''
+  // A line names its rooms first (words ending in / or .ts), then says what they hold.
+  return block.split('\n').filter((line) => line.trim() !== '').map((line) => {
+    const words = line.trim().split(/\s+/)
+    const end = words.findIndex((word) => !/^[\w.-]+(\/|\.ts)$/.test(word))
+    return end === -1 ? words : words.slice(0, end)
+  })
+}
+
 describe('the layers (docs/architecture.md)', () => {
   it('reads the whole of src/ (the rules below cannot pass by reading nothing)', () => {
     expect(files.length).toBeGreaterThan(80)
@@ -135,5 +147,18 @@ describe('the layers (docs/architecture.md)', () => {
       .map((i): [string, string] => [roomOf(i.from), roomOf(i.to)])
       .filter(([a, b]) => a !== b)
     expect(cycles(edges)).toEqual([])
+  })
+
+  it('docs/architecture.md names every room of src/ on a floor, and no import runs up a floor', () => {
+    const floors = floorsOfArchitecture()
+    const floorOf = new Map(floors.flatMap((rooms, index) => rooms.map((room): [string, number] => [`src/${room}`, index])))
+    const rooms = [...new Set(files.map((f) => roomOf(relative(ROOT, f))))].sort()
+    expect(rooms.filter((room) => !floorOf.has(room))).toEqual([])
+    expect([...floorOf.keys()].filter((room) => !rooms.includes(room))).toEqual([])
+    const upward = local
+      .map((i): [string, string] => [roomOf(i.from), roomOf(i.to)])
+      .filter(([a, b]) => a !== b && floorOf.get(a)! > floorOf.get(b)!)
+      .map(([a, b]) => `${a} -> ${b}`)
+    expect([...new Set(upward)]).toEqual([])
   })
 })

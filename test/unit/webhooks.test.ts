@@ -1,6 +1,9 @@
+import Mustache from 'mustache'
 import { Webhook } from 'standardwebhooks'
 import { describe, expect, it } from 'vitest'
+import type { StoredEvent } from '../../src/events/events.schemas.js'
 import { outcomeOf, retryDelay } from '../../src/webhooks/dispatcher.service.js'
+import { RENDER_LIMITS, renderBody, RenderTooCostly } from '../../src/webhooks/payload.js'
 import { generateSigningSecret, signatures } from '../../src/webhooks/signing.js'
 import { checkUrlForm, refusedAddress } from '../../src/webhooks/ssrf.js'
 
@@ -74,5 +77,72 @@ describe('retries', () => {
     expect(outcomeOf({ status: 204 }, 3, config)).toEqual({ state: 'delivered' })
     expect(outcomeOf({ status: 500, error: 'answered 500' }, 2, config)).toMatchObject({ state: 'pending' })
     expect(outcomeOf({ error: 'ECONNREFUSED' }, 3, config)).toEqual({ state: 'dead' })
+  })
+})
+
+describe('renderBody', () => {
+  const event = (data: unknown): StoredEvent => ({
+    id: 7,
+    type: 'feature-strategy-add',
+    createdAt: new Date('2026-11-28T12:00:00.000Z'),
+    createdBy: 'admin',
+    createdByUserId: null,
+    project: 'default',
+    featureName: 'f',
+    environment: 'development',
+    data,
+  })
+  const values = Array.from({ length: 250 }, (_, i) => `user-${i}`)
+  const strategy = event({ name: 'default', constraints: [{ contextName: 'userId', operator: 'IN', values }] })
+  const timed = (template: string, e = strategy) => {
+    const started = performance.now()
+    try {
+      renderBody(e, template)
+      return { ms: performance.now() - started, error: undefined }
+    } catch (error) {
+      return { ms: performance.now() - started, error: error as Error }
+    }
+  }
+
+  it('renders as Mustache does, within the limits', () => {
+    const variants = Array.from({ length: 1000 }, (_, i) => ({ name: `v${i}`, weight: 1, payload: { type: 'string', value: '<&>' } }))
+    const templates = [
+      '{"text": "{{event.createdBy}}: {{event.type}} on {{event.featureName}}", "event": {{{eventJson}}}}',
+      '{{#event.data.constraints}}{{contextName}} {{operator}}: {{#values}}{{.}},{{/values}}{{/event.data.constraints}}',
+      '{{#event.data.variants}}{{name}}={{payload.value}}&{{{payload.value}}};{{/event.data.variants}}{{^event.data.none}}none{{/event.data.none}}',
+      '{{=<% %>=}}<% event.id %> {{not a tag}}',
+    ]
+    for (const e of [strategy, event({ variants })]) {
+      for (const template of templates) {
+        const view = { event: JSON.parse(JSON.stringify(e)), eventJson: JSON.stringify(e) }
+        expect(renderBody(e, template)).toBe(Mustache.render(template, view))
+      }
+    }
+    expect(renderBody(strategy, null)).toBe(JSON.stringify(strategy))
+  })
+
+  const TOO_MANY_STEPS = `rendering takes more than ${RENDER_LIMITS.steps} steps (sections repeated inside sections over long lists)`
+
+  it('three nested sections over a 250-value list stop at the step limit, having rendered a fraction of them', () => {
+    const { ms, error } = timed('{{#event.data.constraints}}{{#values}}{{#values}}{{#values}}{{/values}}{{/values}}{{/values}}{{/event.data.constraints}}')
+    expect(error).toBeInstanceOf(RenderTooCostly)
+    expect(error!.message).toBe(TOO_MANY_STEPS)
+    // 15.6 million renderings took seconds; the 100,000 steps some tens of ms (less on a quiet machine).
+    expect(ms).toBeLessThan(1000)
+  })
+
+  it('a section repeating a large text stops at the character limit, before holding it all', () => {
+    const large = event({ note: 'x'.repeat(100_000), values })
+    const { error } = timed('{{#event.data.values}}{{{eventJson}}}{{/event.data.values}}', large)
+    expect(error?.message).toBe(`rendering produces more than ${RENDER_LIMITS.characters} characters`)
+  })
+
+  it('a long name looked up through nested sections costs steps by its length: stopped as early', () => {
+    // Within the template's 16384 characters: a name of 7,001 parts, split again in every
+    // section's context around it, for each of 62,500 items (about 90 µs each: 6 s in all).
+    const name = `${'n.'.repeat(7000)}n`
+    const { ms, error } = timed(`{{#event.data.constraints}}{{#values}}{{#values}}{{${name}}}{{/values}}{{/values}}{{/event.data.constraints}}`)
+    expect(error?.message).toBe(TOO_MANY_STEPS)
+    expect(ms).toBeLessThan(1000)
   })
 })

@@ -1,9 +1,11 @@
 /**
- * The round trip with real Unleash 8.2: rich state built through Unleash's admin API is exported
- * from Unleash and imported here; the official Node SDK reading each server's client API answers
- * the same for hundreds of generated contexts; exported from here and imported into a fresh
- * Unleash, it answers the same again. Importing the same file again changes nothing here, and a
- * bad file changes nothing.
+ * The round trip with real Unleash 8.2: rich state built through Unleash's admin API (links and a
+ * stale flag among it) is exported from Unleash and imported here; the exports are equal feature
+ * by feature (metadata, strategies in the order SDKs evaluate them, state, variants, tags,
+ * dependencies, links) and the official Node SDK reading each server's client API answers the
+ * same for hundreds of generated contexts. Exported from here, the file passes Unleash's own
+ * validation and imports into a fresh Unleash, which then exports the same and answers the same
+ * again. Importing the same file again changes nothing here, and a bad file changes nothing.
  */
 import { once } from 'node:events'
 import { InMemStorageProvider, Unleash } from 'unleash-client'
@@ -115,6 +117,51 @@ async function buildRichState (u: RunningUnleash) {
   await inUnleash(u, 'POST', `${base}/rt-child/dependencies`, { feature: 'rt-rollout', enabled: true, variants: ['green'] })
   await inUnleash(u, 'POST', '/api/admin/features/rt-rollout/tags', { type: 'team', value: 'web' })
   await inUnleash(u, 'POST', '/api/admin/features/rt-custom/tags', { type: 'simple', value: 'ops' })
+  await inUnleash(u, 'POST', `${base}/rt-rollout/link`, { url: 'github.com/acme/shop/issues/42', title: 'Rollout plan' })
+  await inUnleash(u, 'POST', `${base}/rt-rollout/link`, { url: 'https://www.Example.com/dashboards/rollout/?b=2&a=1' })
+  await inUnleash(u, 'POST', `${base}/rt-child/link`, { url: 'https://wiki.example.org/child', title: null })
+  await inUnleash(u, 'PATCH', `${base}/rt-off`, [{ op: 'replace', path: '/stale', value: true }])
+}
+
+type Export = Record<string, any[]>
+
+/**
+ * An export feature by feature, without what differs between two servers by design (ids, the
+ * project, sortOrder values): each feature's metadata, its strategies in the order the server
+ * evaluates them (`order`: ids in that order), its state and variants, tags, dependencies, links.
+ */
+function byFeature (data: Export, order: Map<string, string[]>) {
+  const segmentName = new Map(data.segments!.map((s) => [s.id, s.name]))
+  const position = (feature: string, id: string) => order.get(feature)?.indexOf(id) ?? -1
+  return Object.fromEntries(data.features!.map(({ name, project: _project, ...feature }) => [name, {
+    ...feature,
+    strategies: data.featureStrategies!
+      .filter((s) => s.featureName === name)
+      .sort((a, b) => position(name, a.id) - position(name, b.id))
+      .map(({ id: _id, sortOrder: _sortOrder, segments, ...s }) => ({ ...s, segments: (segments ?? []).map((i: number) => segmentName.get(i)) })),
+    environment: data.featureEnvironments!.filter((e) => e.featureName === name).map(({ enabled, variants }) => ({ enabled, variants })),
+    tags: data.featureTags!.filter((t) => t.featureName === name).map((t) => `${t.tagType}:${t.tagValue}`).sort(),
+    dependencies: data.dependencies!.find((d) => d.feature === name)?.dependencies ?? [],
+    links: (data.links!.find((l) => l.feature === name)?.links ?? []).map(({ url, title }: { url: string, title: string | null }) => ({ url, title: title ?? null })),
+  }]))
+}
+
+/** Each feature's strategy ids in the order the file lists them. */
+function fileOrder (data: Export) {
+  const order = new Map<string, string[]>()
+  for (const s of data.featureStrategies!) order.set(s.featureName, [...(order.get(s.featureName) ?? []), s.id])
+  return order
+}
+
+/** Each feature's strategy ids in the order the server evaluates them (its admin read, sortOrder first). */
+async function evaluationOrder (read: (method: string, path: string) => Promise<any>) {
+  const order = new Map<string, string[]>()
+  for (const name of FEATURES) {
+    const feature = await read('GET', `/api/admin/projects/default/features/${name}`)
+    const development = feature.environments.find((e: { name: string }) => e.name === 'development')
+    order.set(name, [...development.strategies].sort((a: any, b: any) => a.sortOrder - b.sortOrder).map((s: any) => s.id))
+  }
+  return order
 }
 
 /** What a user of Unleash does before importing an Unleash export: the segment and the custom strategy (Unleash exports neither in full). */
@@ -187,10 +234,28 @@ describe('the round trip with Unleash 8.2', () => {
     const exported = await inUnleash(source, 'POST', '/api/admin/features-batch/export', { environment: 'development', project: 'default' })
     expect(exported.features.map((f: { name: string }) => f.name).sort()).toEqual([...FEATURES].sort())
 
+    expect(exported.links.map((l: { feature: string }) => l.feature).sort()).toEqual(['rt-child', 'rt-rollout'])
+
     await prepare(here)
     const validation = await here('POST', '/api/admin/features-batch/validate', { project: 'default', environment: 'development', data: exported })
+    // Nothing of Unleash's export is left behind (no "not kept" warning): links are kept now.
     expect(validation.errors).toEqual([])
+    expect(validation.warnings).toEqual([{ message: expect.stringMatching(/^The following strategy types will be used in import/), affectedItems: ['rt-by-region'] }])
     await here('POST', '/api/admin/features-batch/import', { project: 'default', environment: 'development', data: exported })
+    // Feature by feature, here is what Unleash's file says: strategies in the order it lists them
+    // (it carries no sortOrder, and lists them as its table stores them, which is not always the
+    // order Unleash evaluates them in: that order is not in the file), links, stale.
+    const sourceFeatures = byFeature(exported, fileOrder(exported))
+    const ourExportOfImport = await here('POST', '/api/admin/features-batch/export', { environment: 'development', project: 'default' })
+    const hereFeatures = byFeature(ourExportOfImport, await evaluationOrder(here))
+    expect(hereFeatures).toEqual(sourceFeatures)
+    expect(sourceFeatures['rt-off']!.stale).toBe(true)
+    expect(sourceFeatures['rt-rollout']!.links).toEqual([
+      { url: 'https://github.com/acme/shop/issues/42', title: 'Rollout plan' },
+      { url: 'https://example.com/dashboards/rollout?a=1&b=2', title: null },
+    ])
+    // Every strategy of this export carries an integer sortOrder, in the order SDKs evaluate them.
+    for (const s of ourExportOfImport.featureStrategies) expect(Number.isInteger(s.sortOrder)).toBe(true)
 
     const list = contexts(400)
     await servedBy(source.url, await source.createClientToken())
@@ -214,16 +279,21 @@ describe('the round trip with Unleash 8.2', () => {
     await expect(here('POST', '/api/admin/features-batch/import', { project: 'default', environment: 'development', data: bad })).rejects.toThrow(/400 .*semver/)
     expect(await databaseFingerprint(ours.database.db)).toEqual(before)
 
-    // From here into a fresh Unleash (its import wants a personal access token, and segments as
-    // {id, name} only: it refuses the constraints this server's export carries by default).
-    const ourExport = json(await ours.app.inject({ method: 'POST', url: '/api/admin/features-batch/export', headers: auth(), payload: { environment: 'development', project: 'default', segmentConstraints: false } }))
+    // From here into a fresh Unleash: this server's export as it comes (segments {id, name}, as
+    // Unleash's schema requires) passes Unleash's own validation; its import wants a personal
+    // access token, and the segments and custom strategy created first, as Unleash's own export does.
+    const ourExport = json(await ours.app.inject({ method: 'POST', url: '/api/admin/features-batch/export', headers: auth(), payload: { environment: 'development', project: 'default' } }))
     const url = await createDatabase(serverUrl, 'unleash_target')
     databases.push(url)
     const target = await startUnleash({ databaseUrl: url })
     try {
       await prepare((method, path, body) => inUnleash(target, method, path, body))
       const pat = await target.createPersonalAccessToken()
+      const theirValidation = await call(target.url, { authorization: pat }, 'POST', '/api/admin/features-batch/validate', { project: 'default', environment: 'development', data: ourExport })
+      expect(theirValidation.errors).toEqual([])
       await call(target.url, { authorization: pat }, 'POST', '/api/admin/features-batch/import', { project: 'default', environment: 'development', data: ourExport })
+      const targetExport = await inUnleash(target, 'POST', '/api/admin/features-batch/export', { environment: 'development', project: 'default' })
+      expect(byFeature(targetExport, await evaluationOrder((method, path) => inUnleash(target, method, path)))).toEqual(hereFeatures)
       const targetToken = await target.createClientToken()
       await servedBy(target.url, targetToken)
       const inFresh = await answersOf(target.url, targetToken, list)

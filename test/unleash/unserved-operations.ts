@@ -34,57 +34,15 @@ export const UNSERVED: Record<string, Listed> = {
   'POST /api/admin/splash/{id}': { owner: 38, reason: 'no route: a splash screen seen by the user' },
   'GET /api/admin/ui-config': { owner: 38, reason: 'no route: the configuration every Unleash admin client reads first (versionInfo, authenticationType, flags, resourceLimits, maintenanceMode)' },
   'POST /api/admin/ui-config/cors': { owner: 38, reason: "no route: the frontend API's allowed origins, set at run time" },
-  // Archive
-  'POST /api/admin/archive/revive/{featureName}': { owner: 38, reason: 'no route: revive one archived flag' },
-  'DELETE /api/admin/archive/{featureName}': { owner: 38, reason: 'no route: delete an archived flag for good (Terraform)' },
-  'POST /api/admin/projects/{projectId}/delete': { owner: 38, reason: 'no route: delete archived flags in bulk' },
   // Auth
   'POST /auth/reset/password': { owner: 38, reason: 'no route: set a password with a reset token' },
   'POST /auth/reset/password-email': { owner: 38, reason: 'no route: ask for a reset link (no mail server: nothing to send; the admin hands on the link)' },
   'GET /auth/reset/validate': { owner: 38, reason: 'no route: check a password-reset token' },
   'POST /auth/reset/validate-password': { owner: 38, reason: 'no route: check a password against the rules without a session' },
-  // Client
-  'GET /api/client/features/{featureName}': { owner: 38, reason: 'no route: one flag of the client API' },
-  // Context
-  'GET /api/admin/projects/{projectId}/context': { owner: 38, reason: 'no route: the context fields of a project (with include=root, the root ones too)' },
-  'POST /api/admin/projects/{projectId}/context': { owner: 38, reason: 'no route: a context field of a project' },
-  'POST /api/admin/projects/{projectId}/context/validate': { owner: 38, reason: 'no route: is this context field name free in the project' },
-  'DELETE /api/admin/projects/{projectId}/context/{contextField}': { owner: 38, reason: "no route: delete a project's context field" },
-  'GET /api/admin/projects/{projectId}/context/{contextField}': { owner: 38, reason: 'no route: one context field of a project' },
-  'PUT /api/admin/projects/{projectId}/context/{contextField}': { owner: 38, reason: "no route: update a project's context field" },
-  'POST /api/admin/projects/{projectId}/context/{contextField}/legal-values': { owner: 38, reason: "no route: add or update a legal value of a project's context field" },
-  'DELETE /api/admin/projects/{projectId}/context/{contextField}/legal-values/{legalValue}': { owner: 38, reason: "no route: delete a legal value of a project's context field" },
-  // Dependencies
-  'GET /api/admin/projects/{projectId}/dependencies': { owner: 38, reason: 'no route: does the project have any dependencies (a boolean)' },
-  'GET /api/admin/projects/{projectId}/features/{child}/parents': { owner: 38, reason: 'no route: the flags this one may depend on' },
-  'GET /api/admin/projects/{projectId}/features/{parent}/parent-variants': { owner: 38, reason: 'no route: the variants of a parent, for a dependency' },
-  // Environments
-  'GET /api/admin/environments/project/{projectId}': { owner: 38, reason: 'no route: the environments of a project (Terraform)' },
-  'PUT /api/admin/environments/sort-order': { owner: 38, reason: "no route: the environments' order" },
-  'GET /api/admin/environments/{name}': { owner: 38, reason: 'no route: one environment (Terraform)' },
-  'POST /api/admin/environments/{name}/off': { owner: 38, reason: 'no route: disable an environment' },
-  'POST /api/admin/environments/{name}/on': { owner: 38, reason: 'no route: enable an environment' },
   // Events
   'GET /api/admin/event-creators': { owner: 38, reason: "no route: who has created events (the event log's filter)" },
   'GET /api/admin/events/{featureName}': { owner: 38, reason: "no route: one flag's events (deprecated in Unleash, still served)" },
   'GET /api/admin/search/events': { owner: 38, reason: "no route: the event log's search (Unleash's UI reads only this)" },
-  // Features
-  'POST /api/admin/features/validate': { owner: 38, reason: 'no route: is this flag name free and valid (the create dialog)' },
-  'GET /api/admin/lifecycle/count': { owner: 38, reason: 'no route: how many flags are in each lifecycle stage' },
-  'POST /api/admin/projects/{projectId}/archive': { owner: 38, reason: 'no route: archive flags in bulk' },
-  'POST /api/admin/projects/{projectId}/archive/validate': { owner: 38, reason: 'no route: which of these flags have children that are not archived' },
-  'POST /api/admin/projects/{projectId}/bulk_features/environments/{environment}/off': { owner: 38, reason: 'no route: disable flags in bulk' },
-  'POST /api/admin/projects/{projectId}/bulk_features/environments/{environment}/on': { owner: 38, reason: 'no route: enable flags in bulk' },
-  'DELETE /api/admin/projects/{projectId}/favorites': { owner: 38, reason: 'no route: unmark a favourite project' },
-  'POST /api/admin/projects/{projectId}/favorites': { owner: 38, reason: 'no route: mark a project as a favourite' },
-  'PATCH /api/admin/projects/{projectId}/features/{featureName}': { owner: 38, reason: "405: JSON Patch of a flag's description, type, stale, impressionData" },
-  'POST /api/admin/projects/{projectId}/features/{featureName}/clone': { owner: 38, reason: 'no route: clone a flag' },
-  'GET /api/admin/projects/{projectId}/features/{featureName}/environments/{environment}': { owner: 38, reason: 'no route: a flag in one environment (enabled, strategies, variants)' },
-  'DELETE /api/admin/projects/{projectId}/features/{featureName}/favorites': { owner: 38, reason: 'no route: unmark a favourite flag' },
-  'POST /api/admin/projects/{projectId}/features/{featureName}/favorites': { owner: 38, reason: 'no route: mark a flag as a favourite' },
-  'POST /api/admin/projects/{projectId}/features/{featureName}/link': { owner: 38, reason: 'no route: add a link to a flag (links are exported and imported too)' },
-  'DELETE /api/admin/projects/{projectId}/features/{featureName}/link/{linkId}': { owner: 38, reason: "no route: delete a flag's link" },
-  'PUT /api/admin/projects/{projectId}/features/{featureName}/link/{linkId}': { owner: 38, reason: "no route: change a flag's link" },
   // Instance Admin
   'GET /api/admin/instance-admin/statistics': { owner: 38, reason: 'no route: instance statistics' },
   'GET /api/admin/instance-admin/statistics/csv': { owner: 38, reason: 'no route: instance statistics as CSV' },
@@ -92,17 +50,9 @@ export const UNSERVED: Record<string, Listed> = {
   'GET /api/admin/maintenance': { owner: 38, reason: 'no route: is maintenance mode on' },
   'POST /api/admin/maintenance': { owner: 38, reason: 'no route: switch maintenance mode (every write then refused with 503)' },
   // Projects
-  'GET /api/admin/personal-dashboard': { owner: 38, reason: "no route: the signed-in user's flags and projects" },
-  'GET /api/admin/personal-dashboard/{projectId}': { owner: 38, reason: 'no route: one project on the personal dashboard' },
   'GET /api/admin/projects/{projectId}/api-tokens': { owner: 38, reason: "no route: a project's API tokens" },
   'POST /api/admin/projects/{projectId}/api-tokens': { owner: 38, reason: 'no route: create an API token for one project' },
   'DELETE /api/admin/projects/{projectId}/api-tokens/{token}': { owner: 38, reason: "no route: delete a project's API token (by secret)" },
-  'GET /api/admin/projects/{projectId}/applications': { owner: 38, reason: "no route: the applications that use a project's flags (reads the usage 41 also reads)" },
-  'DELETE /api/admin/projects/{projectId}/environments/{environment}': { owner: 38, reason: 'no route: take an environment out of a project (Terraform)' },
-  'POST /api/admin/projects/{projectId}/environments/{environment}/default-strategy': { owner: 38, reason: "no route: a project's default strategy in an environment" },
-  'GET /api/admin/projects/{projectId}/flag-creators': { owner: 38, reason: "no route: who created a project's flags" },
-  'GET /api/admin/projects/{projectId}/overview': { owner: 38, reason: "no route: the project overview with onboardingStatus (Unleash's UI reads it on every project screen)" },
-  'GET /api/admin/projects/{projectId}/status': { owner: 38, reason: "no route: a project's status (activity, resources, health, lifecycle summary)" },
   // Public signup tokens
   'GET /api/admin/invite-link/tokens': { owner: 38, reason: 'no route: public sign-up tokens' },
   'POST /api/admin/invite-link/tokens': { owner: 38, reason: 'no route: create a public sign-up token' },
@@ -113,11 +63,8 @@ export const UNSERVED: Record<string, Listed> = {
   // Segments
   'GET /api/admin/segments/strategies/{strategyId}': { owner: 38, reason: 'no route: the segments of a strategy' },
   // Strategies
-  'GET /api/admin/projects/{projectId}/context/{contextField}/strategies': { owner: 38, reason: "no route: the strategies using a project's context field" },
   'POST /api/admin/segments/strategies': { owner: 38, reason: "405 (our /api/admin/segments/:id has no POST): set a strategy's segments" },
   'DELETE /api/admin/strategies/{name}': { owner: 38, reason: '405: delete a strategy definition' },
-  // Tags
-  'PUT /api/admin/projects/{projectId}/tags': { owner: 38, reason: 'no route: add and remove tags on several flags' },
   // Telemetry
   'GET /api/admin/telemetry/settings': { owner: 38, reason: 'no route: telemetry settings (answer both off: nothing is collected)' },
   // Users
@@ -145,7 +92,4 @@ export const SCHEMA_MISMATCHES: Record<string, Listed> = {
   'GET /api/admin/events': { owner: 38, reason: 'no version member (Unleash: version 1, required)' },
   'GET /api/admin/addons': { owner: 38, reason: "providers: no documentationUrl (required), and parameters are names where Unleash's are objects {name, displayName, type, required, sensitive, …}" },
   'GET /api/admin/api-tokens': { owner: 38, reason: "tokens carry environments (ours may cover several), not in Unleash's apiTokenSchema (additionalProperties: false); no secret either (stored only as hashes here)" },
-  'GET /api/admin/projects': { owner: 38, reason: 'no version member (Unleash: version 1, required); none of health, featureCount, memberCount, mode, onboardingStatus, owners … either' },
-  'GET /api/admin/projects/{projectId}/features': { owner: 38, reason: 'no version; features lack stale and favorite (required) and carry project and lifecycle (not allowed); their environments lack type, sortOrder, variantCount, lastSeenAt (required)' },
-  'GET /api/admin/environments': { owner: 38, reason: 'no version; environments lack enabled, protected, sortOrder (required) and carry createdAt (not allowed)' },
 }

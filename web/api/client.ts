@@ -12,7 +12,9 @@ export class ApiProblem extends Error {
     readonly status: number,
     readonly errorName: string,
     message: string,
-    readonly details: ProblemDetail[] = []
+    readonly details: ProblemDetail[] = [],
+    /** The answer's body as sent (a 401's sign-in options are there). */
+    readonly body: unknown = undefined
   ) {
     super(message)
   }
@@ -82,7 +84,7 @@ export async function request<T = unknown> (method: string, path: string, body?:
   if (!res.ok) {
     const problem = (parsed ?? {}) as { name?: string; message?: string; detail?: string; details?: ProblemDetail[] }
     const details = Array.isArray(problem.details) ? problem.details : []
-    throw new ApiProblem(res.status, problem.name ?? 'Error', problem.message ?? problem.detail ?? fallbackMessage(res.status), details)
+    throw new ApiProblem(res.status, problem.name ?? 'Error', problem.message ?? problem.detail ?? fallbackMessage(res.status), details, parsed)
   }
   return { data: parsed as T, etag: res.headers.get('etag'), status: res.status }
 }

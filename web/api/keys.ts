@@ -31,5 +31,8 @@ export const keys = {
   apiTokens: ['api-tokens'] as const,
   personalAccessTokens: ['personal-access-tokens'] as const,
   webhooks: ['webhooks'] as const,
+  oidcSettings: ['oidc-settings'] as const,
+  passwordAuth: ['password-auth'] as const,
+  groups: ['groups'] as const,
   deliveries: (webhook: string) => ['deliveries', webhook] as const,
 }

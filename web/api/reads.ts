@@ -13,7 +13,8 @@ export const useEnvironments = () =>
 
 const flagsQuery = (project: string) => ({
   queryKey: keys.flags(project),
-  queryFn: async () => (await get<{ features: FeatureSummary[] }>(`/api/admin/projects/${seg(project)}/features`)).features,
+  queryFn: async () =>
+    (await get<{ features: Omit<FeatureSummary, 'project'>[] }>(`/api/admin/projects/${seg(project)}/features?include=lifecycle`)).features.map((f): FeatureSummary => ({ ...f, project })),
 })
 
 const flagQuery = (project: string, name: string) => ({

@@ -3,13 +3,17 @@
 // Only types come from src/ here (`import type`, erased by the build): no server code is bundled.
 import type { Static, TSchema } from '@sinclair/typebox'
 import type { CreatedToken as CreatedTokenSchema, TokenInfo } from '../../src/auth/tokens.schemas'
-import type { Environment as EnvironmentSchema, FeatureDetails as FeatureDetailsSchema, FeatureListItem, Project as ProjectSchema } from '../../src/catalog/catalog.schemas'
+import type { FeatureDetails as FeatureDetailsSchema, FeatureListItem } from '../../src/catalog/catalog.schemas'
+import type { Environment as EnvironmentSchema } from '../../src/catalog/environments.schemas'
+import type { Project as ProjectSchema } from '../../src/catalog/projects.schemas'
 import type { Constraint } from '../../src/constraints/constraints.schemas'
 import type { ListedContextField } from '../../src/context/context.schemas'
 import type { Event } from '../../src/events/events.schemas'
 import type { LifecycleStage as LifecycleStageSchema } from '../../src/lifecycle/lifecycle.schemas'
 import type { ExportResult, ImportValidation } from '../../src/import-export/import-export.schemas'
+import type { Group as GroupSchema } from '../../src/groups/groups.schemas'
 import type { ListedSegment, SegmentUse as SegmentUseSchema } from '../../src/segments/segments.schemas'
+import type { OidcSettingsResponse, PasswordAuth as PasswordAuthSchema } from '../../src/sso/sso.schemas'
 import type { FeatureStrategy, StrategyDefinition as StrategyDefinitionSchema } from '../../src/strategies/strategies.schemas'
 import type { Tag as TagSchema, TagType as TagTypeSchema } from '../../src/tags/tags.schemas'
 import type { CreatedPat as CreatedPatSchema, Me as MeSchema, Pat, User as UserSchema } from '../../src/users/users.schemas'
@@ -41,7 +45,9 @@ type WithConstraints<T> = Omit<T, 'constraints'> & { constraints: Constraint[] }
 
 export type Project = Answer<typeof ProjectSchema>
 export type Environment = Answer<typeof EnvironmentSchema>
-export type FeatureSummary = Answer<typeof FeatureListItem>
+type ListedFeature = Answer<typeof FeatureListItem>
+/** A flag of a project's list as the flag list reads it: with its lifecycle stage (include=lifecycle) and its project (the list's). */
+export type FeatureSummary = Omit<ListedFeature, 'lifecycle'> & Required<Pick<ListedFeature, 'lifecycle'>> & { project: string }
 export type Strategy = WithConstraints<Answer<typeof FeatureStrategy>>
 type DetailsEnvironment = Answer<typeof FeatureDetailsSchema>['environments'][number]
 export type FeatureEnvironment = Omit<DetailsEnvironment, 'strategies'> & { strategies: Strategy[] }
@@ -68,6 +74,9 @@ export type User = Answer<typeof UserSchema>
 export type PersonalAccessToken = Answer<typeof Pat>
 export type CreatedPersonalAccessToken = Answer<typeof CreatedPatSchema>
 export type Validation = Answer<typeof ImportValidation>
+export type OidcSettings = Answer<typeof OidcSettingsResponse>
+export type PasswordAuth = Answer<typeof PasswordAuthSchema>
+export type Group = Answer<typeof GroupSchema>
 export type Export = Answer<typeof ExportResult>
 
 export type SearchResult = Answer<typeof SearchResultSchema>
@@ -78,4 +87,4 @@ export type UsageSummary = Answer<typeof UsageSummarySchema>
 export type FeatureType = Answer<typeof FeatureTypeSchema>
 
 /** A flag as writes name it: its project and its name. */
-export type FlagRef = Pick<FeatureSummary, 'project' | 'name'>
+export type FlagRef = Pick<FeatureDetails, 'project' | 'name'>

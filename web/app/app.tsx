@@ -18,6 +18,7 @@ import { ProfileScreen } from './routes/profile'
 import { ProjectsScreen } from './routes/projects'
 import { SegmentsScreen } from './routes/segments'
 import { SignedOutScreen, SignInScreen } from './routes/sign-in'
+import { SingleSignOnScreen } from './routes/single-sign-on'
 import { StrategiesScreen } from './routes/strategies'
 import { UsersScreen } from './routes/users'
 import { WebhookScreen, WebhooksScreen } from './routes/webhooks'
@@ -41,9 +42,9 @@ function SignedIn () {
       </main>
     )
   }
-  if (!me.data) return <AnnounceProvider><SignInScreen /></AnnounceProvider>
+  if (!me.data.me) return <AnnounceProvider><SignInScreen hint={me.data.hint} /></AnnounceProvider>
   return (
-    <SessionProvider me={me.data}>
+    <SessionProvider me={me.data.me}>
       <AnnounceProvider>
         <Layout>
           <Switch>
@@ -64,6 +65,7 @@ function SignedIn () {
             <Route path='/webhooks'><Needs capability='admin'><WebhooksScreen /></Needs></Route>
             <Route path='/webhooks/:id'>{({ id }) => <Needs capability='admin'><WebhookScreen id={id} /></Needs>}</Route>
             <Route path='/users'><Needs capability='admin'><UsersScreen /></Needs></Route>
+            <Route path='/single-sign-on'><Needs capability='admin'><SingleSignOnScreen /></Needs></Route>
             <Route><NotFoundScreen /></Route>
           </Switch>
         </Layout>

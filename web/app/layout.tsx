@@ -15,6 +15,7 @@ const NAV: NavItem[] = [
   { href: '/api-tokens', label: 'API tokens', needs: 'admin' },
   { href: '/webhooks', label: 'Webhooks', needs: 'admin' },
   { href: '/users', label: 'Users', needs: 'admin' },
+  { href: '/single-sign-on', label: 'Single sign-on', needs: 'admin' },
 ]
 
 const isCurrent = (location: string, href: string) =>

@@ -1,4 +1,5 @@
-// Who is signed in, and what their role lets them do (roles.ts), for every screen to ask.
+// Who is signed in, and what their role lets them do (roles.ts), for every screen to ask; when
+// nobody is, how one may sign in (the 401's options: password, single sign-on).
 import { useQuery } from '@tanstack/react-query'
 import { createContext, type ReactNode, useContext } from 'react'
 import { ApiProblem, get } from '../api/client'
@@ -14,6 +15,35 @@ export interface Session {
   can: (capability: Capability) => boolean
 }
 
+/** Another way to sign in than a password: a link the browser follows (single sign-on). */
+export interface SignInOption { type: string; message: string; path: string }
+
+/** How one may sign in, as the admin API's 401 says (Unleash's shape). */
+export interface SignInHint {
+  /** Password login is off (an Admin turned it off; the break-glass admin still has one). */
+  passwordHidden: boolean
+  options: SignInOption[]
+}
+
+/** Someone signed in, or nobody and how to sign in. */
+export type SignedIn = { me: Me; hint?: undefined } | { me: null; hint: SignInHint }
+
+const isText = (value: unknown): value is string => typeof value === 'string' && value !== ''
+
+/** The sign-in hint of a 401's body; a body without one means a password form only. */
+export function hintOf (body: unknown): SignInHint {
+  const hint = (typeof body === 'object' && body !== null ? body : {}) as { defaultHidden?: unknown; options?: unknown }
+  const options = Array.isArray(hint.options) ? hint.options : []
+  return {
+    passwordHidden: hint.defaultHidden === true,
+    // Only paths on this server: a sign-in button never sends the browser elsewhere by itself.
+    options: options.filter((o): o is SignInOption => isText(o?.type) && isText(o?.message) && isText(o?.path) && o.path.startsWith('/') && !o.path.startsWith('//')),
+  }
+}
+
+/** What a 401 means for the session: nobody signed in, and how to. */
+export const signedOut = (error: ApiProblem): SignedIn => ({ me: null, hint: hintOf(error.body) })
+
 const SessionContext = createContext<Session | null>(null)
 
 export function useSession (): Session {
@@ -22,15 +52,15 @@ export function useSession (): Session {
   return session
 }
 
-/** The signed-in person, or null when the API says nobody is (401). */
+/** The signed-in person, or nobody (401) and how to sign in. */
 export function useMe () {
   return useQuery({
     queryKey: keys.me,
-    queryFn: async () => {
+    queryFn: async (): Promise<SignedIn> => {
       try {
-        return await get<Me>('/api/admin/user')
+        return { me: await get<Me>('/api/admin/user') }
       } catch (error) {
-        if (error instanceof ApiProblem && error.status === 401) return null
+        if (error instanceof ApiProblem && error.status === 401) return signedOut(error)
         throw error
       }
     },

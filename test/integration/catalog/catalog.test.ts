@@ -65,7 +65,7 @@ describe('environments', () => {
     const name = uniqueName('env')
     const created = await post('/api/admin/environments', { name, type: 'staging' })
     expect(created.statusCode).toBe(201)
-    expect(json(created)).toEqual({ name, type: 'staging', createdAt: expect.any(String) })
+    expect(json(created)).toEqual({ name, type: 'staging', enabled: true, protected: false, sortOrder: expect.any(Number), requiredApprovals: null })
     expectProblem(await post('/api/admin/environments', { name, type: 'x' }), 409, 'NameExistsError')
 
     const enabled = await post(`/api/admin/projects/${project}/environments`, { environment: name })
@@ -111,6 +111,7 @@ describe('features', () => {
       project: 'default',
       description: 'd',
       type: 'experiment',
+      stale: false,
       impressionData: false,
       createdAt: expect.any(String),
     })
@@ -124,14 +125,18 @@ describe('features', () => {
       ],
       dependencies: [],
       children: [],
+      favorite: false,
+      links: [],
     })
-    const list = json(await get('/api/admin/projects/default/features')).features
-    expect(list).toContainEqual({
-      ...json(res),
-      environments: [{ name: 'development', enabled: false }, { name: 'production', enabled: false }],
-      lifecycle: { stage: 'initial', enteredStageAt: details.lifecycle.enteredStageAt },
-      tags: [],
-    })
+    // As Unleash's projectFeaturesSchema (version 2, no project, no lifecycle unless asked for).
+    const answer = json(await get('/api/admin/projects/default/features'))
+    expect(answer.version).toBe(2)
+    const listed = (environment: string, sortOrder: number) =>
+      ({ name: environment, type: environment, enabled: false, sortOrder, variantCount: 0, lastSeenAt: null, hasStrategies: false, hasEnabledStrategies: false })
+    const { project: _project, ...inList } = json(res)
+    expect(answer.features).toContainEqual({ ...inList, favorite: false, environments: [listed('development', 2), listed('production', 3)], tags: [] })
+    const withStages = json(await get('/api/admin/projects/default/features?include=lifecycle')).features
+    expect(withStages.find((f: any) => f.name === name).lifecycle).toEqual({ stage: 'initial', enteredStageAt: details.lifecycle.enteredStageAt })
     const events = json(await get(`/api/admin/events?feature=${name}`)).events
     expect(events).toEqual([
       expect.objectContaining({ type: 'feature-created', project: 'default', featureName: name }),
@@ -149,8 +154,8 @@ describe('features', () => {
     expect((await post(`/api/admin/projects/${project}/features/${completed}/lifecycle/complete`, { status: 'kept' })).statusCode).toBe(200)
     expect((await t.app.inject({ method: 'DELETE', url: `/api/admin/projects/${project}/features/${archived}`, headers: auth() })).statusCode).toBe(202)
 
-    const list = json(await get(`/api/admin/projects/${project}/features`)).features
-    const summary = list.map((f: any) => ({ name: f.name, environments: f.environments, stage: f.lifecycle.stage }))
+    const list = json(await get(`/api/admin/projects/${project}/features?include=lifecycle`)).features
+    const summary = list.map((f: any) => ({ name: f.name, environments: f.environments.map((e: any) => ({ name: e.name, enabled: e.enabled })), stage: f.lifecycle.stage }))
     expect(summary).toEqual([
       { name: completed, environments: [{ name: 'development', enabled: false }, { name: 'production', enabled: false }], stage: 'completed' },
       { name: on, environments: [{ name: 'development', enabled: false }, { name: 'production', enabled: true }], stage: 'initial' },
@@ -159,7 +164,9 @@ describe('features', () => {
     // A token for production only sees production's state.
     const token = await createToken(t.app, { projects: [project], environments: ['production'] })
     const scoped = json(await t.app.inject({ method: 'GET', url: `/api/admin/projects/${project}/features`, headers: auth(token) })).features
-    expect(scoped.find((f: any) => f.name === on).environments).toEqual([{ name: 'production', enabled: true }])
+    expect(scoped.find((f: any) => f.name === on).environments).toEqual([
+      { name: 'production', type: 'production', enabled: true, sortOrder: 3, variantCount: 0, lastSeenAt: null, hasStrategies: true, hasEnabledStrategies: true },
+    ])
   })
 
   it('lists each feature with its tags, in the order they were added', async () => {

@@ -414,3 +414,28 @@ describe('malformed requests to the new routes', () => {
     expect(await databaseFingerprint(t.database.db)).toEqual(before)
   })
 })
+
+describe('one feature of the client API', () => {
+  it('answers the feature as the list does, with its segments inlined; 404 for one that is not there, archived, or of another project; 403 for an admin token', async () => {
+    const feature = await createFeature(t.app)
+    const segment = json(await send('POST', '/api/admin/segments', { name: uniqueName('seg'), constraints: [{ contextName: 'userId', operator: 'IN', values: ['u1'] }] }))
+    await send('POST', `/api/admin/projects/default/features/${feature}/environments/development/strategies`, { name: 'default', segments: [segment.id] })
+    await send('POST', `/api/admin/projects/default/features/${feature}/environments/development/on`)
+    const secret = await clientToken()
+    const res = await send('GET', `/api/client/features/${feature}`, undefined, secret)
+    expect(res.statusCode).toBe(200)
+    const listed = json(await send('GET', `/api/client/features?namePrefix=${feature}`, undefined, secret)).features[0]
+    expect(json(res)).toEqual(listed)
+    expect(json(res)).toMatchObject({ name: feature, enabled: true, stale: false, strategies: [{ name: 'default', constraints: [{ contextName: 'userId', operator: 'IN', values: ['u1'] }] }] })
+    expect(json(res).strategies[0].segments).toBeUndefined()
+
+    expect(expectProblem(await send('GET', '/api/client/features/ghost', undefined, secret), 404, 'NotFoundError').message).toBe('Feature ghost does not exist')
+    await send('POST', '/api/admin/projects', { id: 'client-one-other', name: 'Other' })
+    const elsewhere = await createFeature(t.app, 'client-one-other')
+    const defaultOnly = await clientToken('development', ['default'])
+    expectProblem(await send('GET', `/api/client/features/${elsewhere}`, undefined, defaultOnly), 404, 'NotFoundError')
+    await send('DELETE', `/api/admin/projects/default/features/${feature}`)
+    expectProblem(await send('GET', `/api/client/features/${feature}`, undefined, secret), 404, 'NotFoundError')
+    expectProblem(await send('GET', `/api/client/features/${elsewhere}`), 403, 'PermissionError')
+  })
+})

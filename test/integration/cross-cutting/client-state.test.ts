@@ -714,6 +714,225 @@ describe('every write route records an event and moves the client version; a ref
       refuse: () => t.app.inject({ method: 'DELETE', url: `/api/admin/metrics/applications/${'x'.repeat(300)}`, headers: auth() }),
     },
     {
+      route: 'PATCH /api/admin/projects/:projectId/features/:featureName',
+      run: async () => send('PATCH', `${base}/${await feature('patch')}`, [{ op: 'replace', path: '/stale', value: true }]),
+      status: 200,
+      event: 'feature-stale-on',
+      refuse: ({ feature }) => send('PATCH', `${base}/${feature}`, [{ op: 'replace', path: '/type', value: 'nonsense' }]),
+    },
+    {
+      route: 'POST /api/admin/projects/:projectId/features/:featureName/clone',
+      run: async () => post(`${base}/${await feature('source')}/clone`, { name: uniqueName('copy') }),
+      status: 201,
+      event: 'feature-created',
+      refuse: ({ feature }) => post(`${base}/${feature}/clone`, { name: feature }),
+    },
+    ...(['on', 'off'] as const).map((state): WriteCase => ({
+      route: `POST /api/admin/projects/:projectId/bulk_features/environments/:environment/${state}`,
+      run: async () => {
+        const names = [await feature(`bulk-${state}`), await feature(`bulk-${state}`)]
+        if (state === 'off') for (const name of names) await post(`${base}/${name}/environments/development/on`)
+        return post(`/api/admin/projects/default/bulk_features/environments/development/${state}`, { features: names })
+      },
+      status: 200,
+      event: state === 'on' ? 'feature-environment-enabled' : 'feature-environment-disabled',
+      refuse: ({ feature }) => post(`/api/admin/projects/default/bulk_features/environments/development/${state}`, { features: [feature, 'ghost'] }),
+    })),
+    {
+      route: 'POST /api/admin/projects/:projectId/archive',
+      run: async () => post('/api/admin/projects/default/archive', { features: [await feature('bulk-archive')] }),
+      status: 202,
+      event: 'feature-archived',
+      refuse: ({ feature }) => post('/api/admin/projects/default/archive', { features: [feature, 'ghost'] }),
+    },
+    {
+      route: 'POST /api/admin/projects/:projectId/delete',
+      run: async () => {
+        const name = await feature('delete')
+        await post('/api/admin/projects/default/archive', { features: [name] })
+        return post('/api/admin/projects/default/delete', { features: [name] })
+      },
+      status: 200,
+      event: 'feature-deleted',
+      refuse: () => post('/api/admin/projects/default/delete', { features: ['ghost'] }),
+    },
+    {
+      // What Terraform calls after archiving.
+      route: 'DELETE /api/admin/archive/:featureName',
+      run: async () => {
+        const name = await feature('terraform')
+        await t.app.inject({ method: 'DELETE', url: `${base}/${name}`, headers: auth() })
+        return send('DELETE', `/api/admin/archive/${name}`)
+      },
+      status: 200,
+      event: 'feature-deleted',
+      refuse: ({ feature, secret }) => send('DELETE', `/api/admin/archive/${feature}`, undefined, secret),
+    },
+    {
+      route: 'POST /api/admin/archive/revive/:featureName',
+      run: async () => {
+        const name = await feature('revive-one')
+        await t.app.inject({ method: 'DELETE', url: `${base}/${name}`, headers: auth() })
+        return post(`/api/admin/archive/revive/${name}`)
+      },
+      status: 200,
+      event: 'feature-revived',
+      refuse: () => post('/api/admin/archive/revive/ghost'),
+    },
+    {
+      route: 'POST /api/admin/projects/:projectId/features/:featureName/link',
+      run: async () => post(`${base}/${await feature('link')}/link`, { url: 'github.com/org/repo/issues/1', title: 'The issue' }),
+      status: 204,
+      event: 'feature-link-added',
+      refuse: ({ feature }) => post(`${base}/${feature}/link`, { url: 'javascript:alert(1)' }),
+    },
+    {
+      route: 'PUT /api/admin/projects/:projectId/features/:featureName/link/:linkId',
+      run: async () => {
+        const name = await feature('link')
+        await post(`${base}/${name}/link`, { url: 'https://example.com/a' })
+        const [link] = json(await send('GET', `${base}/${name}`)).links
+        return send('PUT', `${base}/${name}/link/${link.id}`, { url: 'https://example.com/b', title: 'B' })
+      },
+      status: 204,
+      event: 'feature-link-updated',
+      refuse: ({ feature }) => send('PUT', `${base}/${feature}/link/01ARZ3NDEKTSV4RRFFQ69G5FAV`, { url: 'https://example.com/b' }),
+    },
+    {
+      route: 'DELETE /api/admin/projects/:projectId/features/:featureName/link/:linkId',
+      run: async () => {
+        const name = await feature('link')
+        await post(`${base}/${name}/link`, { url: 'https://example.com/a' })
+        const [link] = json(await send('GET', `${base}/${name}`)).links
+        return send('DELETE', `${base}/${name}/link/${link.id}`)
+      },
+      status: 204,
+      event: 'feature-link-removed',
+      refuse: ({ feature }) => send('DELETE', `${base}/${feature}/link/01ARZ3NDEKTSV4RRFFQ69G5FAV`),
+    },
+    ...([true, false] as const).flatMap((favorite): WriteCase[] => [
+      {
+        route: `${favorite ? 'POST' : 'DELETE'} /api/admin/projects/:projectId/features/:featureName/favorites`,
+        run: async () => {
+          lastBrowser = (await signedIn(t, server, 'Viewer')).browser
+          const url = `${base}/${await feature('favourite')}/favorites`
+          if (!favorite) await lastBrowser.json('POST', url)
+          return asInject(await lastBrowser.json(favorite ? 'POST' : 'DELETE', url))
+        },
+        status: 200,
+        event: favorite ? 'feature-favorited' : 'feature-unfavorited',
+        // An API token is not a person.
+        refuse: ({ feature }) => send(favorite ? 'POST' : 'DELETE', `${base}/${feature}/favorites`),
+      },
+      {
+        route: `${favorite ? 'POST' : 'DELETE'} /api/admin/projects/:projectId/favorites`,
+        run: async () => {
+          lastBrowser = (await signedIn(t, server, 'Viewer')).browser
+          if (!favorite) await lastBrowser.json('POST', '/api/admin/projects/default/favorites')
+          return asInject(await lastBrowser.json(favorite ? 'POST' : 'DELETE', '/api/admin/projects/default/favorites'))
+        },
+        status: 200,
+        event: favorite ? 'project-favorited' : 'project-unfavorited',
+        refuse: async () => asInject(await lastBrowser.json(favorite ? 'POST' : 'DELETE', '/api/admin/projects/ghost/favorites')),
+      },
+    ]),
+    {
+      route: 'PUT /api/admin/projects/:projectId/tags',
+      run: async () => send('PUT', '/api/admin/projects/default/tags', { features: [await feature('bulk-tags'), await feature('bulk-tags')], tags: { addedTags: [{ type: 'simple', value: uniqueName('bulk') }], removedTags: [] } }),
+      status: 200,
+      event: 'feature-tagged',
+      refuse: ({ feature }) => send('PUT', '/api/admin/projects/default/tags', { features: [feature, 'ghost'], tags: { addedTags: [{ type: 'simple', value: uniqueName('bulk') }], removedTags: [] } }),
+    },
+    {
+      route: 'PUT /api/admin/environments/sort-order',
+      run: async () => {
+        const name = uniqueName('env')
+        await post('/api/admin/environments', { name, type: 'test' })
+        return send('PUT', '/api/admin/environments/sort-order', { [name]: 999 })
+      },
+      status: 200,
+      event: 'environment-updated',
+      refuse: () => send('PUT', '/api/admin/environments/sort-order', { development: 1, nowhere: 2 }),
+    },
+    ...(['on', 'off'] as const).map((state): WriteCase => ({
+      route: `POST /api/admin/environments/:name/${state}`,
+      run: async () => {
+        const name = uniqueName('env')
+        await post('/api/admin/environments', { name, type: 'test' })
+        if (state === 'on') await post(`/api/admin/environments/${name}/off`)
+        return post(`/api/admin/environments/${name}/${state}`)
+      },
+      status: 204,
+      event: 'environment-updated',
+      refuse: () => post(`/api/admin/environments/nowhere/${state}`),
+    })),
+    {
+      route: 'DELETE /api/admin/projects/:projectId/environments/:environment',
+      run: async () => {
+        const name = uniqueName('env')
+        await post('/api/admin/environments', { name, type: 'test' })
+        await post('/api/admin/projects/default/environments', { environment: name })
+        return send('DELETE', `/api/admin/projects/default/environments/${name}`)
+      },
+      status: 200,
+      event: 'project-environment-removed',
+      refuse: () => send('DELETE', '/api/admin/projects/default/environments/nowhere'),
+    },
+    {
+      route: 'POST /api/admin/projects/:projectId/environments/:environment/default-strategy',
+      run: async () => {
+        // A project of its own: the default would change what other cases' features get.
+        const project = uniqueName('p')
+        await post('/api/admin/projects', { id: project, name: 'P' })
+        await post(`/api/admin/projects/${project}/environments`, { environment: 'development' })
+        return post(`/api/admin/projects/${project}/environments/development/default-strategy`, { name: 'flexibleRollout', parameters: { rollout: '50' } })
+      },
+      status: 200,
+      event: 'default-strategy-updated',
+      refuse: () => post('/api/admin/projects/default/environments/development/default-strategy', { name: 'default' }),
+    },
+    {
+      route: 'POST /api/admin/projects/:projectId/context',
+      run: () => post('/api/admin/projects/default/context', { name: uniqueName('ctx') }),
+      status: 201,
+      event: 'context-field-created',
+      refuse: () => post('/api/admin/projects/default/context', { name: 'appName' }),
+    },
+    ...(['PUT', 'DELETE'] as const).map((method): WriteCase => ({
+      route: `${method} /api/admin/projects/:projectId/context/:contextField`,
+      run: async () => {
+        const name = uniqueName('ctx')
+        await post('/api/admin/projects/default/context', { name })
+        return send(method, `/api/admin/projects/default/context/${name}`, method === 'PUT' ? { stickiness: true } : undefined)
+      },
+      status: 200,
+      event: method === 'PUT' ? 'context-field-updated' : 'context-field-deleted',
+      // A root field is not the project's: 404, nothing changed.
+      refuse: () => send(method, '/api/admin/projects/default/context/appName', method === 'PUT' ? {} : undefined),
+    })),
+    {
+      route: 'POST /api/admin/projects/:projectId/context/:contextField/legal-values',
+      run: async () => {
+        const name = uniqueName('ctx')
+        await post('/api/admin/projects/default/context', { name })
+        return post(`/api/admin/projects/default/context/${name}/legal-values`, { value: 'gold' })
+      },
+      status: 200,
+      event: 'context-field-updated',
+      refuse: () => post('/api/admin/projects/default/context/ghost/legal-values', { value: 'x' }),
+    },
+    {
+      route: 'DELETE /api/admin/projects/:projectId/context/:contextField/legal-values/:legalValue',
+      run: async () => {
+        const name = uniqueName('ctx')
+        await post('/api/admin/projects/default/context', { name, legalValues: [{ value: 'gold' }] })
+        return send('DELETE', `/api/admin/projects/default/context/${name}/legal-values/gold`)
+      },
+      status: 200,
+      event: 'context-field-updated',
+      refuse: () => send('DELETE', '/api/admin/projects/default/context/appName/legal-values/x'),
+    },
+    {
       // A first evaluation moves the lifecycle: that is a change readers see.
       route: 'POST /api/client/metrics',
       run: async () => flushed(post('/api/client/metrics', metricsBody({ [await feature('metrics')]: { yes: 1, no: 0 } }), await clientToken())),
@@ -733,11 +952,15 @@ describe('every write route records an event and moves the client version; a ref
       'POST /api/client/register',
       'POST /api/admin/segments/validate',
       'POST /api/admin/context/validate',
+      'POST /api/admin/projects/:projectId/context/validate',
       'POST /api/admin/tag-types/validate',
       'POST /api/admin/constraints/validate',
       // An export and an import's validation only read.
       'POST /api/admin/features-batch/export',
       'POST /api/admin/features-batch/validate',
+      // Checking a feature name, or what archiving would meet, only reads.
+      'POST /api/admin/features/validate',
+      'POST /api/admin/projects/:projectId/archive/validate',
       // Evaluations only read; a browser SDK's registration is validated and not stored (as Unleash).
       'POST /api/frontend',
       'POST /api/frontend/client/register',

@@ -37,6 +37,31 @@ const TABLE: Record<string, Need> = {
   'POST /api/admin/projects/:projectId/features/:featureName/environments/:environment/on': 'editor',
   'POST /api/admin/projects/:projectId/features/:featureName/environments/:environment/off': 'editor',
   'POST /api/admin/projects/:projectId/revive': 'editor',
+  'PATCH /api/admin/projects/:projectId/features/:featureName': 'editor',
+  'GET /api/admin/projects/:projectId/features/:featureName/environments/:environment': 'viewer',
+  'POST /api/admin/projects/:projectId/features/:featureName/clone': 'editor',
+  'POST /api/admin/features/validate': 'viewer',
+  'POST /api/admin/projects/:projectId/bulk_features/environments/:environment/on': 'editor',
+  'POST /api/admin/projects/:projectId/bulk_features/environments/:environment/off': 'editor',
+  'POST /api/admin/projects/:projectId/archive': 'editor',
+  'POST /api/admin/projects/:projectId/archive/validate': 'editor',
+  'POST /api/admin/projects/:projectId/delete': 'editor',
+  'DELETE /api/admin/archive/:featureName': 'editor',
+  'POST /api/admin/archive/revive/:featureName': 'editor',
+  'POST /api/admin/projects/:projectId/features/:featureName/link': 'editor',
+  'PUT /api/admin/projects/:projectId/features/:featureName/link/:linkId': 'editor',
+  'DELETE /api/admin/projects/:projectId/features/:featureName/link/:linkId': 'editor',
+  'POST /api/admin/projects/:projectId/features/:featureName/favorites': 'self',
+  'DELETE /api/admin/projects/:projectId/features/:featureName/favorites': 'self',
+  'POST /api/admin/projects/:projectId/favorites': 'self',
+  'DELETE /api/admin/projects/:projectId/favorites': 'self',
+  'GET /api/admin/personal-dashboard': 'self',
+  'GET /api/admin/personal-dashboard/:projectId': 'self',
+  'GET /api/admin/lifecycle/count': 'viewer',
+  'GET /api/admin/projects/:projectId/features/:featureName/parents': 'viewer',
+  'GET /api/admin/projects/:projectId/features/:featureName/parent-variants': 'viewer',
+  'PUT /api/admin/projects/:projectId/tags': 'editor',
+  'GET /api/client/features/:featureName': 'sdk',
   'GET /api/admin/projects/:projectId/features/:featureName/environments/:environment/variants': 'viewer',
   'PATCH /api/admin/projects/:projectId/features/:featureName/environments/:environment/variants': 'editor',
   'PUT /api/admin/projects/:projectId/features/:featureName/environments/:environment/variants': 'editor',
@@ -167,6 +192,27 @@ const TABLE: Record<string, Need> = {
   'GET /api/admin/projects/:projectId/insights': 'viewer',
   'GET /api/admin/projects/:projectId/dora': 'viewer',
   'GET /api/admin/projects/:projectId/sdks/outdated': 'viewer',
+  'GET /api/admin/environments/:name': 'viewer',
+  'GET /api/admin/environments/project/:projectId': 'viewer',
+  'PUT /api/admin/environments/sort-order': 'admin',
+  'POST /api/admin/environments/:name/on': 'admin',
+  'POST /api/admin/environments/:name/off': 'admin',
+  'GET /api/admin/projects/:projectId/overview': 'viewer',
+  'GET /api/admin/projects/:projectId/status': 'viewer',
+  'GET /api/admin/projects/:projectId/flag-creators': 'viewer',
+  'GET /api/admin/projects/:projectId/applications': 'viewer',
+  'DELETE /api/admin/projects/:projectId/environments/:environment': 'admin',
+  'POST /api/admin/projects/:projectId/environments/:environment/default-strategy': 'admin',
+  'GET /api/admin/projects/:projectId/dependencies': 'viewer',
+  'GET /api/admin/projects/:projectId/context': 'viewer',
+  'POST /api/admin/projects/:projectId/context': 'editor',
+  'POST /api/admin/projects/:projectId/context/validate': 'editor',
+  'GET /api/admin/projects/:projectId/context/:contextField': 'viewer',
+  'PUT /api/admin/projects/:projectId/context/:contextField': 'editor',
+  'DELETE /api/admin/projects/:projectId/context/:contextField': 'editor',
+  'POST /api/admin/projects/:projectId/context/:contextField/legal-values': 'editor',
+  'DELETE /api/admin/projects/:projectId/context/:contextField/legal-values/:legalValue': 'editor',
+  'GET /api/admin/projects/:projectId/context/:contextField/strategies': 'viewer',
 }
 
 interface Caller {
@@ -201,7 +247,11 @@ function allowed (need: Need, caller: Caller, url: string): boolean {
 /** A concrete URL: names that exist where the route needs a project, and ids that do not, so that an allowed call changes nothing. */
 const concrete = (url: string) =>
   url
+    // Taking an environment out of a project: one that does not exist, so that an allowed call changes nothing.
+    .replace(/\/environments\/:environment$/, '/environments/no-such-environment')
     .replace(':projectId', 'default')
+    .replace(':contextField', 'no-such-field')
+    .replace(':legalValue', 'no-such-value')
     .replace(':featureName', 'no-such-feature')
     .replace(':environment', 'development')
     .replace(':tokenName', 'no-such-token')
@@ -209,6 +259,7 @@ const concrete = (url: string) =>
     .replace(':name', 'no-such-definition')
     .replace(':parent', 'no-such-parent')
     .replace(':key', 'no-such-flag')
+    .replace(':linkId', '01ARZ3NDEKTSV4RRFFQ69G5FAV')
     .replace(':deliveryId', '999999')
     .replace(':appName', 'no-such-app')
     .replace(':groupId', '999999')

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { createFeature, expectProblem, json, useTestApp } from '../../helpers/app.js'
+import { createFeature, expectProblem, json, uniqueName, useTestApp } from '../../helpers/app.js'
 import { requests } from '../../helpers/requests.js'
 import { databaseFingerprint, eventsOf } from '../../helpers/state.js'
 
@@ -94,5 +94,26 @@ describe('dependent flags', () => {
       }),
       { numRuns: Number(process.env.FUZZ_RUNS ?? 40) }
     )
+  })
+})
+
+describe('parent options', () => {
+  it('lists the features a feature may depend on (same project, not itself, not archived, no parents of their own), and the variants a parent offers', async () => {
+    const project = uniqueName('parents')
+    await post('/api/admin/projects', { id: project, name: project })
+    await post(`/api/admin/projects/${project}/environments`, { environment: 'development' })
+    const pbase = `/api/admin/projects/${project}/features`
+    const [child, parent, other, archived, dependent] = await Promise.all(['c', 'p', 'o', 'a', 'd'].map((p) => createFeature(t.app, project, uniqueName(p))))
+    await post(`${pbase}/${dependent}/dependencies`, { feature: parent })
+    await send('DELETE', `${pbase}/${archived}`)
+    const options = json(await send('GET', `${pbase}/${child}/parents`))
+    expect(options).toEqual([other, parent].sort())
+    expect(json(await send('GET', `${pbase}/ghost/parents`))).toEqual([])
+    expectProblem(await send('GET', `/api/admin/projects/ghost/features/${child}/parents`), 404, 'NotFoundError')
+
+    await send('PUT', `${pbase}/${parent}/environments/development/variants`, [{ name: 'zeta', weight: 500 }, { name: 'alpha', weight: 500 }])
+    await post(`${pbase}/${parent}/environments/development/strategies`, { name: 'flexibleRollout', variants: [{ name: 'mid', weight: 1000, weightType: 'variable', stickiness: 'default' }, { name: 'alpha', weight: 0, weightType: 'fix', stickiness: 'default' }] })
+    expect(json(await send('GET', `${pbase}/${parent}/parent-variants`))).toEqual(['alpha', 'mid', 'zeta'])
+    expect(json(await send('GET', `${pbase}/ghost/parent-variants`))).toEqual([])
   })
 })

@@ -15,7 +15,7 @@ import { databaseFingerprint } from '../../helpers/state.js'
 
 const t = useTestApp({ CLIENT_STATE_CACHE_MS: '0', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' })
 
-const send = (app: TestApp, method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown, secret?: string) =>
+const send = (app: TestApp, method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, payload?: unknown, secret?: string) =>
   requests(app).send(method, url, payload, secret)
 const ok = async (res: ReturnType<typeof send>) => {
   const done = await res
@@ -53,11 +53,14 @@ async function richProject (app: TestApp) {
   await ok(send(app, 'POST', `${base}/${child}/dependencies`, { feature: parent, variants: ['blue'] }))
   await ok(send(app, 'POST', `/api/admin/features/${parent}/tags`, { type: tagType, value: 'web' }))
   await ok(send(app, 'POST', `/api/admin/features/${child}/tags`, { value: 'simple-tag' }))
+  await ok(send(app, 'POST', `${base}/${parent}/link`, { url: 'github.com/org/repo/issues/1', title: 'Issue' }))
+  await ok(send(app, 'POST', `${base}/${parent}/link`, { url: 'https://example.com/dashboard' }))
+  await ok(send(app, 'PATCH', `${base}/${child}`, [{ op: 'replace', path: '/stale', value: true }]))
   return { project, plan, segment, tagType, parent, child, plain }
 }
 
-const exportOf = async (app: TestApp, project: string) =>
-  json(await ok(send(app, 'POST', '/api/admin/features-batch/export', { environment: 'development', project })))
+const exportOf = async (app: TestApp, project: string, more: object = {}) =>
+  json(await ok(send(app, 'POST', '/api/admin/features-batch/export', { environment: 'development', project, ...more })))
 
 /** An export without what differs between two servers (ids, the project). */
 function comparable (data: any) {
@@ -71,14 +74,23 @@ function comparable (data: any) {
     segments: data.segments.map(({ id, ...s }: any) => s),
     tagTypes: data.tagTypes,
     dependencies: data.dependencies,
+    links: data.links.map((l: any) => ({ ...l, links: l.links.map(({ id, ...link }: any) => link) })),
   }
 }
 
 describe('POST /api/admin/features-batch/export', () => {
   it("has Unleash 8.2's shape, with strategies' sortOrder and segments' constraints", async () => {
     const s = await richProject(t)
-    const data = await exportOf(t, s.project)
-    expect(Object.keys(data).sort()).toEqual(['contextFields', 'dependencies', 'featureEnvironments', 'featureStrategies', 'featureTags', 'features', 'segments', 'tagTypes'])
+    const data = await exportOf(t, s.project, { segmentConstraints: true })
+    expect(Object.keys(data).sort()).toEqual(['contextFields', 'dependencies', 'featureEnvironments', 'featureStrategies', 'featureTags', 'features', 'links', 'segments', 'tagTypes'])
+    expect(data.features.find((f: any) => f.name === s.child).stale).toBe(true)
+    expect(data.links).toEqual([{
+      feature: s.parent,
+      links: [
+        { id: expect.any(String), url: 'https://github.com/org/repo/issues/1', title: 'Issue' },
+        { id: expect.any(String), url: 'https://example.com/dashboard', title: null },
+      ],
+    }])
     expect(data.features.map((f: any) => f.name)).toEqual([s.child, s.parent, s.plain].sort())
     expect(data.features.find((f: any) => f.name === s.parent)).toEqual({ name: s.parent, description: 'the parent', type: 'experiment', project: s.project, stale: false, impressionData: true, archived: false })
     const [first, second] = data.featureStrategies.filter((x: any) => x.featureName === s.parent)
@@ -119,7 +131,8 @@ describe('POST /api/admin/features-batch/export', () => {
     expect(byName.features.map((f: any) => f.name)).toEqual([s.plain])
     const byTag = json(await send(t, 'POST', '/api/admin/features-batch/export', { environment: 'development', tag: 'web' }))
     expect(byTag.features.map((f: any) => f.name)).toContain(s.parent)
-    const unleashShaped = json(await send(t, 'POST', '/api/admin/features-batch/export', { environment: 'development', project: s.project, segmentConstraints: false }))
+    // By default segments are {id, name}, as Unleash exports them and its import requires.
+    const unleashShaped = json(await send(t, 'POST', '/api/admin/features-batch/export', { environment: 'development', project: s.project }))
     expect(unleashShaped.segments).toEqual([{ id: s.segment.id, name: s.segment.name }])
     const file = await send(t, 'POST', '/api/admin/features-batch/export', { environment: 'development', features: [s.plain], downloadFile: true })
     expect(file.headers['content-disposition']).toMatch(/^attachment; filename="export-\d{4}-\d{2}-\d{2}\.json"$/)
@@ -170,7 +183,7 @@ describe('an export reads one snapshot', () => {
 describe('POST /api/admin/features-batch/import', () => {
   it('an import that names no feature (an export of nothing) is valid and writes nothing', async () => {
     const nothing = json(await ok(send(t, 'POST', '/api/admin/features-batch/export', { environment: 'development', features: [uniqueName('none')] })))
-    expect(nothing).toEqual({ features: [], featureStrategies: [], featureEnvironments: [], contextFields: [], featureTags: [], segments: [], tagTypes: [], dependencies: [] })
+    expect(nothing).toEqual({ features: [], featureStrategies: [], featureEnvironments: [], contextFields: [], featureTags: [], segments: [], tagTypes: [], dependencies: [], links: [] })
     for (const data of [nothing, { features: [], featureStrategies: [] }]) {
       const body = { project: 'default', environment: 'development', data }
       expect(json(await ok(send(t, 'POST', '/api/admin/features-batch/validate', body)))).toEqual({ errors: [], warnings: [], permissions: [] })
@@ -183,13 +196,14 @@ describe('POST /api/admin/features-batch/import', () => {
 
   it('round trip: an export imports into another server as it was; the same data again changes nothing', async () => {
     const s = await richProject(t)
-    const data = await exportOf(t, s.project)
+    // With the segments' constraints, so that the target creates them.
+    const data = await exportOf(t, s.project, { segmentConstraints: true })
     const target = await buildTestApp({ CLIENT_STATE_CACHE_MS: '0' })
     try {
       const imported = await send(target, 'POST', '/api/admin/features-batch/import', { project: 'default', environment: 'development', data })
       expect(imported.statusCode, imported.body).toBe(200)
       expect(imported.body).toBe('')
-      const again = await exportOf(target, 'default')
+      const again = await exportOf(target, 'default', { segmentConstraints: true })
       expect(comparable(again)).toEqual(comparable(data))
       // What SDKs read is the same.
       const clientOf = async (app: TestApp) => {
@@ -380,11 +394,76 @@ describe('POST /api/admin/features-batch/validate', () => {
       { message: 'The following strategy types will be used in import. Please make sure the strategy type parameters are configured as in source environment:', affectedItems: [custom] },
       { message: 'The following features will not be imported as they are currently archived. To import them, please unarchive them first:', affectedItems: [archived] },
       { message: 'The following features already exist in this project and will be overwritten:', affectedItems: [existing] },
-      { message: 'The following members of the data are not kept by this server and will not be imported:', affectedItems: ['links'] },
     ])
     expect(body.permissions).toEqual([])
     const asScoped = json(await send(t, 'POST', '/api/admin/features-batch/validate', { project: 'default', environment: 'development', data: { features: [{ name: fresh }], featureStrategies: [], contextFields: [{ name: uniqueName('newfield') }] } }, scoped))
     expect(asScoped.permissions).toEqual([{ message: 'We detected you are missing the following permissions:', affectedItems: ['CREATE_CONTEXT_FIELD'] }])
     expect(await databaseFingerprint(t.database.db)).toEqual(before)
+  })
+})
+
+describe('links in an import', () => {
+  const importInto = (data: object, secret?: string) => send(t, 'POST', '/api/admin/features-batch/import', { project: 'default', environment: 'development', data }, secret)
+  const linksOf = async (feature: string) => json(await send(t, 'GET', `/api/admin/projects/default/features/${feature}`)).links.map(({ url, title }: any) => ({ url, title }))
+
+  it("become the data's, in its order (normalised, feature-link-added each); a feature not listed loses its links; data without links leaves them", async () => {
+    const [listed, unlisted] = [uniqueName('listed'), uniqueName('unlisted')]
+    await ok(send(t, 'POST', '/api/admin/projects/default/features', { name: unlisted }))
+    await ok(send(t, 'POST', `/api/admin/projects/default/features/${unlisted}/link`, { url: 'https://example.com/old' }))
+    const data = {
+      features: [{ name: listed }, { name: unlisted }],
+      featureStrategies: [],
+      links: [{ feature: listed, links: [{ url: 'https://www.example.com/b/', title: 'B' }, { url: 'example.com/a', title: null }] }],
+    }
+    expect((await importInto(data)).statusCode).toBe(200)
+    expect(await linksOf(listed)).toEqual([{ url: 'https://example.com/b', title: 'B' }, { url: 'https://example.com/a', title: null }])
+    expect(await linksOf(unlisted)).toEqual([])
+    const before = await databaseFingerprint(t.database.db)
+    expect((await importInto(data)).statusCode).toBe(200)
+    expect(await databaseFingerprint(t.database.db)).toEqual(before)
+    await ok(send(t, 'POST', `/api/admin/projects/default/features/${unlisted}/link`, { url: 'https://example.com/kept' }))
+    expect((await importInto({ features: [{ name: unlisted }], featureStrategies: [] })).statusCode).toBe(200)
+    expect(await linksOf(unlisted)).toEqual([{ url: 'https://example.com/kept', title: null }])
+  })
+
+  it('refuses what the link route refuses (not http or https, an eleventh link) and a feature listed twice, naming the element; validate lists them; nothing stored', async () => {
+    const name = uniqueName('links')
+    const cases: [object[], string][] = [
+      [[{ feature: name, links: [{ url: 'javascript:alert(1)' }] }], '/body/data/links/0/links/0/url must be an http or https address, not javascript'],
+      [[{ feature: name, links: Array.from({ length: 11 }, (_, i) => ({ url: `https://example.com/${i}` })) }], `/body/data/links/0/links/10 would be link 11 of feature ${name}; at most 10 are allowed`],
+      [[{ feature: name, links: [] }, { feature: name, links: [] }], `/body/data/links/1 lists the links of ${name} a second time (/body/data/links/0 lists them first)`],
+    ]
+    for (const [links, message] of cases) {
+      const data = { features: [{ name }], featureStrategies: [], links }
+      const before = await databaseFingerprint(t.database.db)
+      expect(expectProblem(await importInto(data), 400, 'BadDataError').message).toBe(message)
+      expect(await databaseFingerprint(t.database.db)).toEqual(before)
+      const validation = json(await send(t, 'POST', '/api/admin/features-batch/validate', { project: 'default', environment: 'development', data }))
+      expect(validation.errors).toContainEqual({ message, affectedItems: [name] })
+    }
+  })
+})
+
+describe("strategies of Unleash's export (no sortOrder)", () => {
+  it('keep the order the file lists them in, whatever their ids, interleaved with other features; each gets an integer sortOrder', async () => {
+    const [a, b] = [uniqueName('order-a'), uniqueName('order-b')]
+    const strategy = (featureName: string, id: string, title: string) => ({ name: 'default', id, featureName, title, parameters: {}, constraints: [], variants: [], disabled: false, segments: [] })
+    const data = {
+      features: [{ name: a }, { name: b }],
+      featureStrategies: [strategy(a, '01ZZZZZZZZZZZZZZZZZZZZZZZZ', 'first'), strategy(b, '01AAAAAAAAAAAAAAAAAAAAAAAA', 'b-first'), strategy(a, '01AAAAAAAAAAAAAAAAAAAAAAAA', 'second'), strategy(a, '01MMMMMMMMMMMMMMMMMMMMMMMM', 'third')],
+      featureEnvironments: [{ featureName: a, environment: 'development', enabled: true, variants: [] }],
+    }
+    expect((await send(t, 'POST', '/api/admin/features-batch/import', { project: 'default', environment: 'development', data })).statusCode).toBe(200)
+    const stored = json(await send(t, 'GET', `/api/admin/projects/default/features/${a}/environments/development/strategies`))
+    expect(stored.map((s: any) => s.title)).toEqual(['first', 'second', 'third'])
+    const exported = await exportOf(t, 'default')
+    const listed = exported.featureStrategies.filter((s: any) => s.featureName === a)
+    expect(listed.map((s: any) => s.title)).toEqual(['first', 'second', 'third'])
+    for (const s of listed) expect(Number.isInteger(s.sortOrder)).toBe(true)
+    expect(listed.map((s: any) => s.sortOrder)).toEqual([...listed.map((s: any) => s.sortOrder)].sort((x, y) => x - y))
+    // The SDK evaluates them in that order too.
+    const secret = await requests(t).clientToken()
+    const served = json(await t.app.inject({ url: `/api/client/features?namePrefix=${a}`, headers: auth(secret) })).features[0]
+    expect(served.strategies).toHaveLength(3)
   })
 })

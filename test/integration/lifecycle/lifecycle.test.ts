@@ -197,3 +197,21 @@ describe('concurrent completions of one feature', () => {
     }
   })
 })
+
+describe('the count of features in each stage', () => {
+  it("counts every feature the token may see by its current stage (archived ones as archived), in Unleash's shape", async () => {
+    const project = uniqueName('count')
+    await admin.post('/api/admin/projects', { id: project, name: project })
+    const [a, b, c] = [await createFeature(t.app, project), await createFeature(t.app, project), await createFeature(t.app, project)]
+    await admin.post(`${base(b, project)}/complete`, { status: 'kept' })
+    await admin.delete(`/api/admin/projects/${project}/features/${c}`)
+    expect(a).toBeDefined()
+    const scoped = await createToken(t.app, { projects: [project] })
+    const res = await admin.get('/api/admin/lifecycle/count', { authorization: scoped })
+    expect(res.statusCode).toBe(200)
+    expect(json(res)).toEqual({ initial: 1, preLive: 0, live: 0, completed: 1, archived: 1 })
+    const all = json(await admin.get('/api/admin/lifecycle/count'))
+    expect(all.initial).toBeGreaterThanOrEqual(1)
+    expect(all.completed + all.archived).toBeGreaterThanOrEqual(2)
+  })
+})

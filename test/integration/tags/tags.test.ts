@@ -103,3 +103,34 @@ describe('tag types, tags and the tags of features', () => {
     expect(json(await send('GET', url)).tags).toEqual([])
   })
 })
+
+describe('tagging several features of a project', () => {
+  it('adds then removes tags on each (tag-created once, feature-tagged and feature-untagged each); the same again changes nothing', async () => {
+    const [a, b] = [await createFeature(t.app), await createFeature(t.app)]
+    const [fresh, old] = [uniqueName('bulk'), uniqueName('old')]
+    await send('POST', `/api/admin/features/${a}/tags`, { type: 'simple', value: old })
+    const start = await lastEventId()
+    const body = { features: [b, a], tags: { addedTags: [{ type: 'simple', value: fresh }], removedTags: [{ type: 'simple', value: old }] } }
+    const res = await send('PUT', '/api/admin/projects/default/tags', body)
+    expect(res.statusCode).toBe(200)
+    expect(res.body).toBe('')
+    for (const name of [a, b]) expect(json(await send('GET', `/api/admin/features/${name}/tags`)).tags).toEqual([{ type: 'simple', value: fresh }])
+    expect((await eventsSince(start)).map((e) => [e.type, e.feature_name])).toEqual([
+      ['tag-created', null],
+      ['feature-tagged', [a, b].sort()[0]],
+      ...([a, b].sort()[0] === a ? [['feature-untagged', a], ['feature-tagged', b]] : [['feature-tagged', a], ['feature-untagged', a]]),
+    ])
+    const before = await databaseFingerprint(t.database.db)
+    expect((await send('PUT', '/api/admin/projects/default/tags', body)).statusCode).toBe(200)
+    expect(await databaseFingerprint(t.database.db)).toEqual(before)
+  })
+
+  it('all or none: a feature not in the project (404), a tag type that does not exist (400), a short value (400) change nothing', async () => {
+    const a = await createFeature(t.app)
+    const tags = (addedTags: object[]) => ({ addedTags, removedTags: [] })
+    expect((await expectRefusal(() => send('PUT', '/api/admin/projects/default/tags', { features: [a, 'ghost'], tags: tags([{ type: 'simple', value: 'ok-value' }]) }), 404, 'NotFoundError')).message).toBe('Feature ghost does not exist in project default')
+    await expectRefusal(() => send('PUT', '/api/admin/projects/default/tags', { features: [a], tags: tags([{ type: uniqueName('nope'), value: 'ok-value' }]) }), 400, 'BadDataError')
+    expect((await expectRefusal(() => send('PUT', '/api/admin/projects/default/tags', { features: [a], tags: tags([{ type: 'simple', value: ' x ' }]) }), 400, 'BadDataError')).message).toMatch(/^\/body\/tags\/addedTags\/0\/value/)
+    await expectRefusal(() => send('PUT', '/api/admin/projects/ghost/tags', { features: [], tags: tags([]) }), 404, 'NotFoundError')
+  })
+})

@@ -38,7 +38,7 @@ afterAll(async () => {
 })
 
 describe('the admin UI', () => {
-  it.each(['/', '/login', '/signed-out', '/projects', '/projects/default', '/projects/default/features/f-1/history', '/segments', '/webhooks/7', '/profile'])(
+  it.each(['/', '/login', '/signed-out', '/single-sign-on', '/projects', '/projects/default', '/projects/default/features/f-1/history', '/segments', '/webhooks/7', '/profile'])(
     'answers %s with the page, its Content-Security-Policy and no caching of the page', async (url) => {
       const res = await t.app.inject({ method: 'GET', url })
       expect(res.statusCode).toBe(200)
@@ -54,6 +54,21 @@ describe('the admin UI', () => {
       expect(res.headers['x-frame-options']).toBe('DENY')
     })
 
+  it('lets forms go only back here, and to the identity provider\'s sign-out while single sign-out is on (the logout form is redirected there)', async () => {
+    const formAction = (res: { headers: Record<string, unknown> }) => String(res.headers['content-security-policy']).split('; ').find((d) => d.startsWith('form-action'))
+    expect(formAction(await t.app.inject({ method: 'GET', url: '/' }))).toBe("form-action 'self'")
+    const oidc = { OIDC_ENABLED: 'true', OIDC_DISCOVER_URL: 'https://idp.example.com/realms/x/.well-known/openid-configuration', OIDC_CLIENT_ID: 'flags', OIDC_CLIENT_SECRET: 'a-secret-for-the-test' }
+    const signingOut = await buildTestApp({ ...oidc, OIDC_ENABLE_SINGLE_SIGN_OUT: 'true' }, { uiDir: dir })
+    const localOnly = await buildTestApp({ ...oidc, OIDC_ENABLE_SINGLE_SIGN_OUT: 'false' }, { uiDir: dir })
+    try {
+      expect(formAction(await signingOut.app.inject({ method: 'GET', url: '/profile' }))).toBe("form-action 'self' https://idp.example.com")
+      expect(formAction(await localOnly.app.inject({ method: 'GET', url: '/profile' }))).toBe("form-action 'self'")
+    } finally {
+      await signingOut.close()
+      await localOnly.close()
+    }
+  })
+
   it('needs no token, and answers HEAD and a revalidation with its ETag (304)', async () => {
     const head = await t.app.inject({ method: 'HEAD', url: '/projects' })
     expect(head.statusCode).toBe(200)
@@ -62,6 +77,22 @@ describe('the admin UI', () => {
     const again = await t.app.inject({ method: 'GET', url: '/projects', headers: { 'if-none-match': etag } })
     expect(again.statusCode).toBe(304)
     expect(again.body).toBe('')
+  })
+
+  it('revalidates as every conditional read does: a weak tag (a compressing proxy\'s) or a list holding it is 304, with Vary', async () => {
+    const { etag } = (await t.app.inject({ method: 'GET', url: '/assets/app-ABCDEFGH.js' })).headers
+    for (const ifNoneMatch of [`W/${etag}`, `"other", ${etag}`, '*']) {
+      const res = await t.app.inject({ method: 'GET', url: '/assets/app-ABCDEFGH.js', headers: { 'if-none-match': ifNoneMatch, 'accept-encoding': 'br' } })
+      expect(res.statusCode, ifNoneMatch).toBe(304)
+      expect(res.body).toBe('')
+      expect(res.headers.etag).toBe(etag)
+      expect(res.headers.vary).toBe('accept-encoding')
+      expect(res.headers['cache-control']).toBe('public, max-age=31536000, immutable')
+      expect(res.headers['content-encoding']).toBeUndefined()
+    }
+    const changed = await t.app.inject({ method: 'GET', url: '/assets/app-ABCDEFGH.js', headers: { 'if-none-match': '"other"' } })
+    expect(changed.statusCode).toBe(200)
+    expect(changed.body).toBe(SCRIPT)
   })
 
   it('serves hashed assets with their content type, cached for a year, brotli or gzip when accepted', async () => {

@@ -1,12 +1,22 @@
 import { PageHeading, useTitle } from '../../components/page'
-import { SignInForm } from '../../features/sign-in/sign-in'
+import { SignInForm, SignInOptions } from '../../features/sign-in/sign-in'
+import type { SignInHint } from '../../lib/session'
 
-export function SignInScreen () {
+/** Nobody is signed in: the ways to sign in the server offers, then back to the address asked for. */
+export function SignInScreen ({ hint }: { hint: SignInHint }) {
   useTitle('Sign in')
   return (
     <main className='container narrow' id='main'>
       <PageHeading>Sign in</PageHeading>
-      <SignInForm />
+      <SignInOptions options={hint.options} />
+      {hint.passwordHidden
+        ? (
+          <details>
+            <summary>Sign in with a password (administrators)</summary>
+            <SignInForm />
+          </details>
+          )
+        : <SignInForm />}
     </main>
   )
 }
