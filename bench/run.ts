@@ -6,7 +6,7 @@
  *
  * Settings: BENCH_SECONDS (per scenario, default 10), BENCH_CONNECTIONS (the 50-feature
  * scenarios, default 20), BENCH_SIZES (the document-size series, default 2,100,400,1000),
- * BENCH_ONLY=series|features|client|frontend|cpu|large|webhooks|people|import|streaming|usage|insight (run one part), BENCH_FRONTEND_SIZES (the
+ * BENCH_ONLY=playground|series|features|client|frontend|cpu|large|webhooks|people|import|streaming|usage|insight (run one part), BENCH_FRONTEND_SIZES (the
  * frontend scenarios' flag counts, default 100,1000,5000). BENCH_UNLEASH=1: also start Unleash 8.2 on
  * the same PostgreSQL (test/helpers/unleash.ts) and drive it with the same series, side by side, its
  * server CPU time measured as ours; or UNLEASH_URL and UNLEASH_TOKEN (an admin token) name a running one.
@@ -35,6 +35,7 @@ import { frontendPart } from './scenarios/frontend.js'
 import { IMPORT_FEATURES, importPart } from './scenarios/import.js'
 import { largeWriteScenario } from './scenarios/large-write.js'
 import { peopleScenarios } from './scenarios/people.js'
+import { PLAYGROUND_FLAGS, playgroundPart } from './scenarios/playground.js'
 import { sizeSeries } from './scenarios/series.js'
 import { printStreaming, streamingScenarios } from './scenarios/streaming.js'
 import { printUsage, usageScenarios } from './scenarios/usage.js'
@@ -46,6 +47,13 @@ const part = <R>(p: Part<R>) => p as Part<unknown>
 
 /** The parts, in the order they run, each with its table's title. */
 const PARTS = [
+  // First: the playground evaluates every flag of the project, so it runs before the parts that leave theirs (it archives its own).
+  part({
+    only: 'playground',
+    key: 'playground',
+    run: playgroundPart,
+    print: (rows) => print(`The playground over ${PLAYGROUND_FLAGS} flags of a rich state (server CPU per request)`, rows),
+  }),
   part({
     only: 'cpu',
     key: 'cpu',

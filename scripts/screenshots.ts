@@ -136,6 +136,15 @@ try {
     },
   })
   await shoot('users', '/users')
+  await shoot('playground', '/playground', {
+    act: async (page) => {
+      await page.getByLabel('userId').fill('u-42')
+      await page.getByRole('button', { name: 'Evaluate' }).click()
+      await page.locator('summary', { hasText: 'checkout-redesign' }).click()
+      await page.getByText('country is one of NL, BE, DE: no').waitFor()
+      await page.getByRole('heading', { level: 2, name: 'Results in development' }).scrollIntoViewIfNeeded()
+    },
+  })
   await shoot('flag-phone', '/projects/default/features/dark-mode', { width: 360 })
   await browser.close()
 } finally {

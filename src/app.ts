@@ -20,6 +20,7 @@ import { Engines } from './frontend/engines.js'
 import { ofrepPathError, ofrepRoutes, targetsOfrepFlag } from './frontend/ofrep.routes.js'
 import { clientErrorHandler, registerErrorHandling, sendError } from './http/error-handler.js'
 import { healthRoutes } from './http/health.routes.js'
+import { maintenanceGuard } from './http/maintenance-guard.js'
 import { methodNotAllowed } from './http/method-not-allowed.js'
 import { noStorePlugin } from './http/no-store.js'
 import { openApiPlugin } from './http/openapi.js'
@@ -27,6 +28,8 @@ import { requestGuardsPlugin } from './http/request-guards.js'
 import { REQUEST_ID_PATTERN, requestLogPlugin } from './http/request-log.js'
 import { validatorCompiler } from './http/validation.js'
 import { lifecycleRoutes } from './lifecycle/lifecycle.routes.js'
+import { playgroundRoutes } from './playground/playground.routes.js'
+import { Tracers } from './playground/playground.service.js'
 import { loggerOptions } from './logger.js'
 import { metricsPlugin } from './metrics/metrics.plugin.js'
 import { dependencyRoutes } from './dependencies/dependencies.routes.js'
@@ -60,6 +63,9 @@ import { PasswordHasher } from './users/password-hash.js'
 import { sessionSweeper } from './users/sessions.service.js'
 import type { PeopleContext } from './users/users.service.js'
 import { userAdminRoutes } from './users/users.routes.js'
+import { resetRoutes } from './users/reset.routes.js'
+import { feedbackRoutes } from './users/feedback.routes.js'
+import { signupRoutes } from './signup/signup.routes.js'
 import { groupRoutes } from './groups/groups.routes.js'
 import { IdentityProviders } from './sso/identity-provider.js'
 import { loginPruner } from './sso/login-pruner.js'
@@ -70,6 +76,9 @@ import { ssoRoutes } from './sso/sso.routes.js'
 import { searchRoutes } from './insight/search.routes.js'
 import { metricsRoutes } from './insight/metrics.routes.js'
 import { projectInsightRoutes } from './insight/projects.routes.js'
+import { instanceRoutes } from './instance/instance.routes.js'
+import { InstanceSettings } from './instance/settings.service.js'
+import { uiConfigRoutes } from './ui-config/ui-config.routes.js'
 
 declare module 'fastify' {
   interface FastifyInstance {
@@ -145,12 +154,19 @@ export async function buildApp (config: Config, { database, resolve = systemReso
     hasher: new PasswordHasher(config.passwordHashCost),
     sessions: config.sessions,
     loginLimits: config.loginLimits,
+    publicUrl: config.publicUrl,
     passwordLogin: { disabled: () => passwordLoginDisabled(sso), breakGlass: config.initialAdmin?.username },
     signOutLocation: (sessionId, origin) => signOutLocation(sso, sessionId, origin),
   }
   await app.register(requestLogPlugin)
   await app.register(noStorePlugin)
   await app.register(authPlugin, { tokens, people, loginHint: () => signIn.loginHint() })
+  // Maintenance mode and the frontend API's origins, held in memory: a write asks no query.
+  const settings = new InstanceSettings(db, {
+    fixedOrigins: config.frontendAllowedOrigins,
+    onError: (err) => app.log.warn({ err }, 'reading the instance settings failed; kept what was read before'),
+  })
+  await app.register(maintenanceGuard, { on: () => settings.maintenance })
   await app.register(requestGuardsPlugin)
   await app.register(openApiPlugin)
   if (config.metricsEnabled) await app.register(metricsPlugin, { database })
@@ -183,17 +199,32 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   await app.register(tokenRoutes, { db, tokens })
   await app.register(authRoutes, { people })
   await app.register(meRoutes, { people })
-  await app.register(userAdminRoutes, { people })
+  await app.register(userAdminRoutes, { people, inactiveDays: config.userInactivityDays })
+  await app.register(resetRoutes, { people })
+  await app.register(signupRoutes, { people })
+  await app.register(feedbackRoutes, { people })
   await app.register(groupRoutes, { db })
   await app.register(ssoRoutes, { sso })
   await app.register(searchRoutes, { db })
   await app.register(metricsRoutes, { db, retentionDays: config.usageRetentionDays })
   await app.register(projectInsightRoutes, { db })
+  await app.register(instanceRoutes, { db, settings, oidcEnabled: async () => (await signIn.current()).oidc.enabled })
+  await app.register(uiConfigRoutes, {
+    db,
+    settings,
+    limits: config,
+    passwordDisabled: () => passwordLoginDisabled(sso),
+    oidcFromEnvironment: Object.keys(config.oidc).length > 0,
+    publicUrl: config.publicUrl,
+    originsFixed: config.frontendAllowedOrigins !== undefined,
+  })
   // One change feed per instance: every cache that follows the state hears of a commit at once.
   const changes = new ChangeFeed(database, app.log)
   app.decorate('changes', changes)
   // A saved sign-in setting (on any instance) is read again at once.
   changes.subscribe(() => signIn.forget())
+  // A setting saved on another instance (maintenance mode, the frontend API's origins) is read again.
+  changes.subscribe(() => settings.changed())
   const state = new ClientState(db, config.clientStateCacheMs)
   changes.subscribe(() => state.forget())
   const usage = new UsageRecorder(db, {
@@ -210,9 +241,10 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   await app.register(usageRoutes, { usage, ratePerMinute: config.clientUsageRate })
   const engines = new Engines(db, state, config.frontendMaxEngines)
   app.addHook('onClose', async () => engines.destroy())
-  const origins = config.frontendAllowedOrigins
+  const origins = () => settings.originRule
   await app.register(frontendRoutes, { usage, engines, origins, ratePerMinute: config.clientUsageRate })
   await app.register(ofrepRoutes, { engines, origins })
+  await app.register(playgroundRoutes, { tracers: new Tracers(db) })
   // Every instance delivers webhooks: what is due, from any instance's changes.
   const webhooks = new Dispatcher(db, config.webhooks, app.log, resolve)
   app.decorate('webhooks', webhooks)
@@ -230,6 +262,7 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   // those it relies on (docs/architecture.md, "Background work").
   const background = new Background()
     .add('change feed', changes)
+    .add('instance settings', settings)
     .add('usage flush', usage)
     .add('usage pruner', usagePruner(db, config.usageRetentionDays, app.log))
     .add('webhook dispatcher', webhooks)

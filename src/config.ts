@@ -131,12 +131,11 @@ export const EnvSchema = Type.Object({
     default: 100_000,
     description: 'Usage rows (counts per feature, application and hour; instances; applications) held in memory before a flush is started early; reports wait while it is full',
   }),
-  FRONTEND_ALLOWED_ORIGINS: Type.String({
+  FRONTEND_ALLOWED_ORIGINS: Type.Optional(Type.String({
     minLength: 1,
     maxLength: 10_000,
-    default: '*',
-    description: 'Origins allowed to call the frontend API and OFREP from a browser (CORS), comma-separated; * for any',
-  }),
+    description: 'Origins allowed to call the frontend API and OFREP from a browser (CORS), comma-separated; * for any. Set, it fixes them (POST /api/admin/ui-config/cors is refused); unset, an Admin sets them there, and until then any origin may',
+  })),
   FRONTEND_MAX_ENGINES: Positive(100, 'Evaluation engines kept for the frontend API and OFREP (one per environment and project set); the least recently used goes first'),
   TRUST_PROXY: Type.String({
     pattern: '^(true|false|[0-9]{1,3}|[0-9A-Fa-f:./,\\s]+)$',
@@ -209,6 +208,12 @@ export const EnvSchema = Type.Object({
     maximum: 20,
     default: 17,
     description: 'scrypt cost as log2(N), with r=8 and p=1: 17 uses 128 MiB and a few hundred milliseconds per hash. Below 17 only for tests',
+  }),
+  USER_INACTIVITY_THRESHOLD_IN_DAYS: Type.Integer({
+    minimum: 1,
+    maximum: 36_500,
+    default: 180,
+    description: 'A user neither seen, created, nor using a personal access token for this many days is inactive (GET /api/admin/user-admin/inactive); Unleash\'s variable',
   }),
   UNLEASH_URL: Type.Optional(Type.String({
     pattern: '^https?://[^\\s?#]+$',
@@ -288,7 +293,8 @@ function toConfig (env: Env) {
     connectionTimeoutMs: env.CONNECTION_TIMEOUT_MS,
     metricsEnabled: env.METRICS_ENABLED,
     tokenCacheMs: env.TOKEN_CACHE_MS,
-    frontendAllowedOrigins: env.FRONTEND_ALLOWED_ORIGINS.split(',').map((o) => o.trim()).filter((o) => o.length > 0),
+    /** The frontend API's origins as FRONTEND_ALLOWED_ORIGINS fixes them; undefined: an Admin sets them (default any). */
+    frontendAllowedOrigins: env.FRONTEND_ALLOWED_ORIGINS?.split(',').map((o) => o.trim()).filter((o) => o.length > 0),
     frontendMaxEngines: env.FRONTEND_MAX_ENGINES,
     trustProxy: trustProxyOf(env.TRUST_PROXY),
     clientStateCacheMs: env.CLIENT_STATE_CACHE_MS,
@@ -314,6 +320,7 @@ function toConfig (env: Env) {
       windowMs: env.LOGIN_FAILURE_WINDOW_MS,
     },
     passwordHashCost: env.PASSWORD_HASH_COST,
+    userInactivityDays: env.USER_INACTIVITY_THRESHOLD_IN_DAYS,
     publicUrl: env.UNLEASH_URL?.replace(/\/+$/, ''),
     oidc: oidcOf(env),
     webhooks: {

@@ -23,6 +23,11 @@ const kinds = {
     description: 'No API token, or an unknown one',
   },
   UnauthorizedError: { status: 401, title: 'Invalid API token', description: 'No API token, or an unknown one' },
+  InvalidTokenError: {
+    status: 401,
+    title: 'Invalid token',
+    description: 'The password-reset or invitation link is unknown, used or expired',
+  },
   PasswordMismatch: {
     status: 401,
     title: 'Wrong username or password',
@@ -110,6 +115,11 @@ const kinds = {
     status: 503,
     title: 'Service unavailable',
     description: 'The database is unreachable',
+  },
+  MaintenanceModeError: {
+    status: 503,
+    title: 'Maintenance mode',
+    description: 'Maintenance mode is on (POST /api/admin/maintenance): every change is refused until an Admin turns it off; reads, the SDK APIs and signing in work',
   },
 } as const
 

@@ -49,6 +49,8 @@ function toClientStrategy (row: ClientStrategyRow, segments: Map<number, ClientS
     parameters: JSON.parse(row.parameters) as Record<string, string>,
     variants: JSON.parse(row.variants) as unknown[],
     ...(segments === undefined && { segments: ids }),
+    // The playground's view: which strategy it is, and whether it is disabled.
+    ...(row.id !== undefined && { id: row.id, title: row.title ?? null, disabled: row.disabled ?? false }),
   }
 }
 
@@ -62,7 +64,8 @@ export interface ClientSnapshot {
  * The features (and the segments they use) of `filter`, read on `q`: the caller's snapshot (a
  * repeatable-read transaction), so that a feature switched on is never served without the
  * strategies it had at that moment. Strategies carry their segments' ids, or (`inline`) their
- * constraints after their own.
+ * constraints after their own. In the playground's view (`filter.playground`), strategies also
+ * carry `id`, `title` and `disabled` (see TraceStrategy).
  */
 export async function readClientState (q: Queryable, filter: ClientFilter, inline: boolean): Promise<ClientSnapshot> {
   const rows = await listClientFeatures(q, filter)

@@ -12,6 +12,12 @@ export type ClientFilter = {
   project?: string | undefined
   namePrefix?: string | undefined
   names?: readonly string[] | undefined
+  /**
+   * The playground's view besides: the features of the projects that are not in the environment
+   * too (off there, as Unleash's playground lists them), and the disabled strategies, with the
+   * ids and titles of all.
+   */
+  playground?: boolean
 }
 
 /**
@@ -46,6 +52,16 @@ export async function listClientFeatures (
   db: Queryable,
   filter: ClientFilter
 ): Promise<ClientFeatureRow[]> {
+  if (filter.playground) {
+    return db
+      .selectFrom('features as f')
+      .leftJoin('feature_environments as fe', (join) => join.onRef('fe.feature_name', '=', 'f.name').on('fe.environment_name', '=', filter.environment))
+      .select(['f.name', 'f.type', 'f.project_id', 'f.stale', 'f.impression_data'])
+      .select((eb) => [eb.fn.coalesce('fe.enabled', eb.val(false)).as('enabled'), eb.fn.coalesce('fe.variants', eb.val('[]')).as('variants')])
+      .where(served(filter))
+      .orderBy('f.name')
+      .execute()
+  }
   return db
     .selectFrom('features as f')
     .innerJoin('feature_environments as fe', 'fe.feature_name', 'f.name')
@@ -67,10 +83,14 @@ export interface ClientStrategyRow {
   constraints: string
   /** JSON text */
   variants: string
+  /** In the playground's view only. */
+  id?: string
+  title?: string | null
+  disabled?: boolean
 }
 
 /**
- * The active (not disabled) strategies of the features `listClientFeatures` returns with the
+ * The active (not disabled) strategies (all, in the playground's view) of the features `listClientFeatures` returns with the
  * same filter, in the order SDKs evaluate them.
  */
 export async function listClientStrategies (
@@ -82,8 +102,9 @@ export async function listClientStrategies (
     .innerJoin('features as f', 'f.name', 's.feature_name')
     .select(['s.feature_name', 's.strategy_name', 's.parameters', 's.constraints', 's.variants'])
     .select(segmentIds)
+    .$if(filter.playground === true, (qb) => qb.select(['s.id', 's.title', 's.disabled']))
     .where('s.environment_name', '=', filter.environment)
-    .where('s.disabled', '=', false)
+    .$if(filter.playground !== true, (qb) => qb.where('s.disabled', '=', false))
     .where(served(filter))
     .orderBy('s.feature_name')
     .orderBy('s.sort_order')
@@ -92,7 +113,7 @@ export async function listClientStrategies (
     .execute()
 }
 
-/** The segments used by the active strategies of the features an answer holds, by id. */
+/** The segments used by the active strategies (all, in the playground's view) of the features an answer holds, by id. */
 export async function listClientSegments (db: Queryable, filter: ClientFilter) {
   return db
     .selectFrom('segments as g')
@@ -105,7 +126,7 @@ export async function listClientSegments (db: Queryable, filter: ClientFilter) {
           .select('ss.segment_id')
           .whereRef('ss.segment_id', '=', 'g.id')
           .where('s.environment_name', '=', filter.environment)
-          .where('s.disabled', '=', false)
+          .$if(filter.playground !== true, (qb) => qb.where('s.disabled', '=', false))
           .where(served(filter))
       )
     )
@@ -118,7 +139,9 @@ export async function listClientDependencies (db: Queryable, filter: ClientFilte
   return db
     .selectFrom('feature_dependencies as d')
     .innerJoin('features as f', 'f.name', 'd.child')
-    .innerJoin('feature_environments as fe', (join) => join.onRef('fe.feature_name', '=', 'f.name').on('fe.environment_name', '=', filter.environment))
+    .$if(filter.playground !== true, (qb) =>
+      qb.innerJoin('feature_environments as fe', (join) => join.onRef('fe.feature_name', '=', 'f.name').on('fe.environment_name', '=', filter.environment))
+    )
     .select(['d.child', 'd.parent', 'd.enabled', 'd.variants'])
     .where(served(filter))
     .orderBy('d.child')

@@ -9,7 +9,7 @@ export const constraintRoutes: FastifyPluginAsyncTypebox<{ db: Database; limits:
   app.post(
     '/api/admin/constraints/validate',
     {
-      config: { access: 'token', role: 'viewer', documentRoots: { constraint: '/body' } },
+      config: { access: 'token', role: 'viewer', documentRoots: { constraint: '/body' }, maintenance: 'open' },
       schema: {
         tags: ['Features'],
         operationId: 'validateConstraint',

@@ -62,7 +62,7 @@ export const contextRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.post(
     `${BASE}/validate`,
     {
-      config: { access: 'admin', role: 'editor' },
+      config: { access: 'admin', role: 'editor', maintenance: 'open' },
       schema: {
         tags: ['Context'],
         operationId: 'validateContextFieldName',

@@ -395,6 +395,53 @@ export interface GroupProjectRolesTable {
   created_at: CreatedAt
 }
 
+/** A password-reset or invitation link (only the token's SHA-256), until used or expired. */
+export interface PasswordResetTokensTable {
+  token_hash: string
+  user_id: number
+  kind: 'reset' | 'invite'
+  created_by: string | null
+  created_at: CreatedAt
+  expires_at: Date
+}
+
+/** A public sign-up token (an invite link): its secret, as Unleash keeps it. */
+export interface SignupTokensTable {
+  secret: string
+  name: string
+  role: ColumnType<RootRoleName, RootRoleName | undefined, RootRoleName>
+  enabled: ColumnType<boolean, boolean | undefined, boolean>
+  expires_at: Date
+  created_by: string | null
+  created_at: CreatedAt
+}
+
+export interface SignupTokenUsersTable {
+  secret: string
+  user_id: number
+  created_at: CreatedAt
+}
+
+/** A setting of the instance by name (JSONB): maintenance mode, the frontend API's origins, the instance id. */
+export interface InstanceSettingsTable {
+  name: string
+  value: ColumnType<unknown, string, string>
+  updated_at: ColumnType<Date, never, Date>
+}
+
+export interface UserFeedbackTable {
+  user_id: number
+  feedback_id: string
+  given: Date | null
+  never_show: boolean
+}
+
+export interface UserSplashTable {
+  user_id: number
+  splash_id: string
+  seen_at: CreatedAt
+}
+
 export interface DB {
   auth_settings: AuthSettingsTable
   oidc_logins: OidcLoginsTable
@@ -435,6 +482,12 @@ export interface DB {
   segments: SegmentsTable
   feature_strategy_segments: FeatureStrategySegmentsTable
   feature_dependencies: FeatureDependenciesTable
+  password_reset_tokens: PasswordResetTokensTable
+  signup_tokens: SignupTokensTable
+  signup_token_users: SignupTokenUsersTable
+  instance_settings: InstanceSettingsTable
+  user_feedback: UserFeedbackTable
+  user_splash: UserSplashTable
   feature_links: FeatureLinksTable
   favorite_features: FavoriteFeaturesTable
   favorite_projects: FavoriteProjectsTable

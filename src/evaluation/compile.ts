@@ -89,7 +89,7 @@ export function compileStrategy (s: ClientStrategy, constraints: () => Test, cho
 }
 
 /** The feature's own variants (added to its `choices`, after its strategies'), and the outcome they give once a strategy without variants matched. */
-function featureVariants (feature: ClientFeature, choices: VariantChoice[]): { select: Select | undefined; variantOf: (e: Evaluation) => Outcome } {
+export function featureVariants (feature: ClientFeature, choices: VariantChoice[]): { select: Select | undefined; variantOf: (e: Evaluation) => Outcome } {
   const featureBase = choices.length
   for (const v of feature.variants) choices.push({ name: v.name, payload: v.payload, fromStrategy: false })
   const select = feature.variants.length > 0 ? compileSelect(feature.name, feature.variants[0]!.stickiness ?? undefined, feature.variants) : undefined
@@ -167,14 +167,21 @@ function withDependencies (
       const parent = d.definition === undefined ? undefined : compiled.get(d.feature)
       if (parent === undefined || d.definition === undefined) return false
       if (d.definition.dependencies.length > 0) return false
-      const o = parent.outcome(e)
-      if (d.enabled !== false) {
-        if (d.variants?.length) return o !== OFF && d.variants.includes(variantName(parent, o))
-        return o !== OFF
-      }
-      return o === OFF
+      return parentAnswerSatisfies(d, parent, parent.outcome(e))
     })
   return (e) => (satisfied(e) ? outcome(e) : OFF)
+}
+
+/**
+ * Whether a parent's outcome is what a dependency on it asks, as the SDK decides: on (with one of
+ * the variants named, when some are), or off. (The parent exists and has no parents itself.)
+ */
+export function parentAnswerSatisfies (dependency: ClientFeature['dependencies'][number], parent: { choices: readonly VariantChoice[] }, o: Outcome): boolean {
+  if (dependency.enabled !== false) {
+    if (dependency.variants?.length) return o !== OFF && dependency.variants.includes(variantName(parent, o))
+    return o !== OFF
+  }
+  return o === OFF
 }
 
 /**

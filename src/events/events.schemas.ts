@@ -81,6 +81,10 @@ export const EVENT_TYPES = [
   'feature-unfavorited',
   'project-favorited',
   'project-unfavorited',
+  'public-signup-token-created',
+  'public-signup-token-updated',
+  'public-signup-token-user-added',
+  'user-preference-updated',
   'environment-updated',
   'project-environment-removed',
   'default-strategy-updated',
@@ -116,6 +120,10 @@ export const ADMIN_ONLY_EVENTS: EventType[] = [
   'group-user-removed',
   'project-access-group-roles-updated',
   'project-access-group-roles-deleted',
+  'public-signup-token-created',
+  'public-signup-token-updated',
+  'public-signup-token-user-added',
+  'user-preference-updated',
 ]
 
 /** JSON already serialised, so that a large document is serialised once for its row, its event and the reply. */

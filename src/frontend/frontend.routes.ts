@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyReply } from 'fastify'
-import { cors } from '../http/cors.js'
+import { cors, type OriginRule } from '../http/cors.js'
 import { replyConditionally } from '../http/conditional.js'
 import { errorStatuses } from '../http/openapi.js'
 import { EmptyReply, responseHeader } from '../http/schemas.js'
@@ -17,12 +17,13 @@ import { type Answer, bytesUntilSent } from './pooled-sending.js'
 interface Options {
   usage: UsageRecorder
   engines: Engines
-  origins: readonly string[]
+  /** Which origins may read the answers (FRONTEND_ALLOWED_ORIGINS, or as an Admin set them), asked at every request. */
+  origins: () => OriginRule
   ratePerMinute: number
 }
 
 const TOGGLES_DESCRIPTION =
-  "As Unleash's frontend API: the features of the frontend token's environment and projects that are on for the context, each with the variant the official Node SDK (unleash-client) picks for it, computed by an evaluator compiled once per state version; features that are off are left out. A change is evaluated within CLIENT_STATE_CACHE_MS. The ETag is a hash of what the answer says, so that an answer unchanged by a change elsewhere keeps its tag. Needs a frontend token (client and admin tokens are 403). CORS: FRONTEND_ALLOWED_ORIGINS may read the answer and its ETag (OPTIONS answers the preflight without a token)."
+  "As Unleash's frontend API: the features of the frontend token's environment and projects that are on for the context, each with the variant the official Node SDK (unleash-client) picks for it, computed by an evaluator compiled once per state version; features that are off are left out. A change is evaluated within CLIENT_STATE_CACHE_MS. The ETag is a hash of what the answer says, so that an answer unchanged by a change elsewhere keeps its tag. Needs a frontend token (client and admin tokens are 403). CORS: the allowed origins (FRONTEND_ALLOWED_ORIGINS, or as an Admin set them with POST /api/admin/ui-config/cors) may read the answer and its ETag (OPTIONS answers the preflight without a token)."
 
 const togglesResponse = {
   200: { ...FrontendToggles, headers: { etag: responseHeader('A hash of this answer', true) } },

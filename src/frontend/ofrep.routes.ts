@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
-import { cors } from '../http/cors.js'
+import { cors, type OriginRule } from '../http/cors.js'
 import { sendError, toApiError } from '../http/error-handler.js'
 import { replyConditionally } from '../http/conditional.js'
 import { errorStatuses } from '../http/openapi.js'
@@ -70,7 +70,7 @@ export function ofrepPathError (request: FastifyRequest, reply: FastifyReply) {
   return reply.code(400).type('application/json; charset=utf-8').send({ errorCode: 'PARSE_ERROR', errorDetails: 'The flag key in the path is not valid percent-encoding' })
 }
 
-export const ofrepRoutes: FastifyPluginAsyncTypebox<{ engines: Engines; origins: readonly string[] }> = async (app, { engines, origins }) => {
+export const ofrepRoutes: FastifyPluginAsyncTypebox<{ engines: Engines; origins: () => OriginRule }> = async (app, { engines, origins }) => {
   const { preflight } = cors(app, origins)
 
   app.post(

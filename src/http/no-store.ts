@@ -11,11 +11,12 @@ declare module 'fastify' {
 /**
  * Whether the answers of a route (its path, as registered or as the OpenAPI document writes it)
  * are for one caller only and may hold people's data or secrets: the admin API (users, tokens,
- * webhooks and their deliveries, events, the profile…) and the session's own routes. Never the
+ * webhooks and their deliveries, events, the profile…), the session's own routes and the
+ * sign-up routes of invite links (whose paths hold a secret). Never the
  * SDK APIs (/api/client, /api/frontend, /ofrep), whose answers are revalidated with ETags.
  */
 export const answersArePrivate = (path: string) =>
-  path === '/api/admin' || path.startsWith('/api/admin/') || path.startsWith('/auth/') || path === '/logout'
+  path === '/api/admin' || path.startsWith('/api/admin/') || path.startsWith('/auth/') || path === '/logout' || path.startsWith('/invite/')
 
 /**
  * `Cache-Control: no-store` on every answer of a private route (answersArePrivate), refusals

@@ -3,15 +3,24 @@ import fp from 'fastify-plugin'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
-    /** The query holds secrets (an authorization code, a state): the log line shows the path only. */
+    /** The query holds secrets (an authorization code, a state, a reset token): the log line shows the path only. */
     secretQuery?: boolean
+    /** The path parameters are secrets (a sign-up token): the log line shows the route with them redacted. */
+    secretPath?: boolean
   }
 }
 
-/** The URL as logged: without its query when the route says the query holds secrets. */
-const loggedUrl = (url: string, secretQuery: boolean | undefined) => {
+/**
+ * The URL as logged: without its query when the route says the query holds secrets, or when no
+ * route matched; the route's pattern with every parameter `[redacted]` (and no query) when its
+ * path holds secrets.
+ */
+const loggedUrl = (url: string, config: { secretQuery?: boolean; secretPath?: boolean }, route: string | undefined) => {
+  if (config.secretPath === true && route !== undefined) return route.replace(/:[A-Za-z0-9_]+/g, '[redacted]')
   const at = url.indexOf('?')
-  return secretQuery === true && at >= 0 ? `${url.slice(0, at)}?[redacted]` : url
+  // A path that matched no route: its query may be a link's meant for a page not served (the UI not built).
+  const secret = config.secretQuery === true || route === undefined
+  return secret && at >= 0 ? `${url.slice(0, at)}?[redacted]` : url
 }
 
 /** An incoming x-request-id is kept when it looks like an id; otherwise the request gets a UUID. */
@@ -74,7 +83,7 @@ export const requestLogPlugin = fp(
       const line = {
         reqId: request.id,
         method: request.method,
-        url: loggedUrl(request.url, request.routeOptions.config.secretQuery),
+        url: loggedUrl(request.url, request.routeOptions.config, request.routeOptions.url),
         statusCode: reply.statusCode,
         responseTime: Math.round(reply.elapsedTime * 100) / 100,
       }

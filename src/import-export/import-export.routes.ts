@@ -17,7 +17,7 @@ export const importExportRoutes: FastifyPluginAsyncTypebox<Options> = async (app
   app.post(
     '/api/admin/features-batch/export',
     {
-      config: { access: 'token', role: 'viewer' },
+      config: { access: 'token', role: 'viewer', maintenance: 'open' },
       schema: {
         tags: ['Import/Export'],
         operationId: 'exportFeatures',
@@ -39,7 +39,7 @@ export const importExportRoutes: FastifyPluginAsyncTypebox<Options> = async (app
   app.post(
     '/api/admin/features-batch/validate',
     {
-      config: { access: 'token', role: 'viewer' },
+      config: { access: 'token', role: 'viewer', maintenance: 'open' },
       bodyLimit: config.importBodyLimit,
       schema: {
         tags: ['Import/Export'],

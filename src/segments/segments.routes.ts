@@ -56,7 +56,7 @@ export const segmentRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { d
   app.post(
     '/api/admin/segments/validate',
     {
-      config: { access: 'admin', role: 'editor' },
+      config: { access: 'admin', role: 'editor', maintenance: 'open' },
       schema: {
         tags: ['Segments'],
         operationId: 'validateSegment',

@@ -65,7 +65,7 @@ export const tagTypeRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.post(
     '/api/admin/tag-types/validate',
     {
-      config: { access: 'admin', role: 'editor' },
+      config: { access: 'admin', role: 'editor', maintenance: 'open' },
       schema: {
         tags: ['Tags'],
         operationId: 'validateTagType',

@@ -18,6 +18,7 @@ export const UI_PATHS = [
   '/context',
   '/strategies',
   '/history',
+  '/playground',
   '/import-export',
   '/api-tokens',
   '/webhooks',
@@ -25,7 +26,12 @@ export const UI_PATHS = [
   '/users',
   '/single-sign-on',
   '/profile',
+  '/reset-password',
+  '/new-user',
 ]
+
+/** Pages whose address holds a secret (a reset or invitation token, an invite link's): their query is not logged. */
+const SECRET_QUERY_PATHS = new Set(['/reset-password', '/new-user'])
 
 /**
  * Scripts, styles, connections, images and fonts only from this origin; no inline script or
@@ -70,7 +76,7 @@ export const uiRoutes: FastifyPluginAsync<{ files: Map<string, UiFile>; formOrig
     return send(request, reply, index)
   }
   for (const url of UI_PATHS) {
-    app.get(url, { config: { access: 'public' }, schema: { hide: true } }, page)
+    app.get(url, { config: { access: 'public', secretQuery: SECRET_QUERY_PATHS.has(url) }, schema: { hide: true } }, page)
   }
   app.get('/assets/*', { config: { access: 'public' }, schema: { hide: true } }, async (request, reply) => {
     const file = files.get(request.url.split('?')[0]!)

@@ -13,7 +13,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ people: PeopleContext }> = 
   app.post(
     '/auth/simple/login',
     {
-      config: { access: 'public', sessionRoute: true },
+      config: { access: 'public', sessionRoute: true, maintenance: 'open' },
       schema: {
         tags: ['Auth'],
         operationId: 'login',
@@ -40,7 +40,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ people: PeopleContext }> = 
     scope.post(
       '/logout',
       {
-        config: { access: 'public', sessionRoute: true },
+        config: { access: 'public', sessionRoute: true, maintenance: 'open' },
         schema: {
           tags: ['Auth'],
           operationId: 'logout',

@@ -48,3 +48,13 @@ export async function forgiveAttempt (db: Queryable, account: LimitKey, address?
 export async function deleteOldFailures (db: Queryable, windowMs: number): Promise<void> {
   await db.deleteFrom('login_failures').where('window_started_at', '<=', sql<Date>`now() - ${millis(windowMs)}`).execute()
 }
+
+/** A source's attempt that succeeded is taken back (a sign-up that worked). */
+export async function forgiveAddressAttempt (db: Queryable, address: LimitKey): Promise<void> {
+  await db
+    .updateTable('login_failures')
+    .set({ failures: sql<number>`greatest(failures - 1, 0)` })
+    .where('scope', '=', 'address')
+    .where('key', '=', address.key)
+    .execute()
+}

@@ -10,13 +10,14 @@ export const userKey = (userId: number): LimitKey => ({ scope: 'account', key: h
 
 /**
  * The source a login comes from: an IPv4 address, or the /64 of an IPv6 address (one host
- * usually has a whole /64, and could otherwise change address at every attempt).
+ * usually has a whole /64, and could otherwise change address at every attempt). `signup`:
+ * the same source's sign-ups with invite links, counted apart from its logins.
  */
-export function addressKey (ip: string): LimitKey {
+export function addressKey (ip: string, purpose: 'address' | 'signup' = 'address'): LimitKey {
   let source = ip
   if (ipaddr.isValid(ip)) {
     const parsed = ipaddr.process(ip)
     source = parsed.kind() === 'ipv6' ? `${ipaddr.IPv6.networkAddressFromCIDR(`${parsed.toString()}/64`).toString()}/64` : parsed.toString()
   }
-  return { scope: 'address', key: hash('sha256', `address:${source}`, 'hex') }
+  return { scope: 'address', key: hash('sha256', `${purpose}:${source}`, 'hex') }
 }

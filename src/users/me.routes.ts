@@ -3,6 +3,7 @@ import type { FastifyRequest } from 'fastify'
 import { badData, permissionDenied } from '../errors.js'
 import { errorStatuses } from '../http/openapi.js'
 import { EmptyReply } from '../http/schemas.js'
+import { preferencesOf } from './feedback.service.js'
 import { createPat, pats, removePat } from './pats.service.js'
 import { ROLE_IDS } from '../vocabulary/roles.js'
 import { type Person, permissionsOf, ROLES, roleByName } from './roles.js'
@@ -36,7 +37,8 @@ export const meRoutes: FastifyPluginAsyncTypebox<{ people: PeopleContext }> = as
     async (request) => {
       const person = me(request)
       // rootRole is the one the person acts with: the highest of their own and their groups'.
-      return { user: { ...userInfo(await user(db, person.id)), rootRole: ROLE_IDS[person.rootRole] }, permissions: permissionsOf(person), feedback: [], splash: {} }
+      const [found, preferences] = await Promise.all([user(db, person.id), preferencesOf(db, person.id)])
+      return { user: { ...userInfo(found), rootRole: ROLE_IDS[person.rootRole] }, permissions: permissionsOf(person), ...preferences }
     }
   )
 

@@ -6,6 +6,7 @@ import { ApiError } from '../errors.js'
 import { accountKey, addressKey } from './login-limits.js'
 import { countAttempt, deleteOldFailures, forgiveAttempt } from './login-limits.store.js'
 import { authorName, type Person } from './roles.js'
+import { deleteExpiredResetTokens } from './reset-tokens.store.js'
 import { deleteExpiredSessions, deleteSession, findSession, insertSession, sessionHash, touchSession, trimSessions } from './sessions.store.js'
 import { type PeopleContext, tooManyAttempts, userInfo } from './users.service.js'
 import { findUser, findLogin, markSeen, setPasswordHash } from './users.store.js'
@@ -97,11 +98,12 @@ export async function sessionPerson (ctx: Pick<PeopleContext, 'db' | 'sessions'>
 export const personAuthor = (person: Person) => ({ name: authorName(person), userId: person.id })
 
 /**
- * Removes ended sessions and old login counts every `everyMs`, on each instance (the deletes
+ * Removes ended sessions, old login counts and expired reset links every `everyMs`, on each instance (the deletes
  * are idempotent). Expiry itself never waits for it: a lookup checks both limits.
  */
 export const sessionSweeper = (ctx: Pick<PeopleContext, 'db' | 'sessions' | 'loginLimits'>, onError: (error: unknown) => void, everyMs = 300_000): Worker =>
   every(everyMs, async () => {
     await deleteExpiredSessions(ctx.db, ctx.sessions.idleMs)
     await deleteOldFailures(ctx.db, ctx.loginLimits.windowMs)
+    await deleteExpiredResetTokens(ctx.db)
   }, { onError })

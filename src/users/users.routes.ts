@@ -2,8 +2,12 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { errorStatuses } from '../http/openapi.js'
 import { EmptyReply, responseHeader } from '../http/schemas.js'
 import { checkPassword } from './passwords.js'
+import { linkBase } from './reset-links.js'
 import {
+  adminCount,
   createUser,
+  deleteInactiveUsers,
+  inactiveUsers,
   type PeopleContext,
   projectAccess,
   removeProjectRoles,
@@ -15,8 +19,25 @@ import {
   user,
   userInfo,
   users,
+  usersAndGroups,
 } from './users.service.js'
-import { AdminPassword, CreatedUser, NewUser, ProjectAccess, ProjectRoles, ProjectUserParams, SearchQuery, User, UserParams, Users, UserUpdate } from './users.schemas.js'
+import {
+  AdminCount,
+  AdminPassword,
+  CreatedUser,
+  Ids,
+  InactiveUsers,
+  NewUser,
+  ProjectAccess,
+  ProjectRoles,
+  ProjectUserParams,
+  SearchQuery,
+  User,
+  UserParams,
+  Users,
+  UsersAndGroups,
+  UserUpdate,
+} from './users.schemas.js'
 import { Type } from '@sinclair/typebox'
 
 const TAGS = ['Users']
@@ -24,8 +45,92 @@ const TAGS = ['Users']
 const ADMIN = { access: 'admin', role: 'admin' } as const
 
 /** Users and their roles, for Admins (Unleash's /api/admin/user-admin), and the roles people hold in projects. */
-export const userAdminRoutes: FastifyPluginAsyncTypebox<{ people: PeopleContext }> = async (app, { people }) => {
+export const userAdminRoutes: FastifyPluginAsyncTypebox<{ people: PeopleContext; inactiveDays: number }> = async (app, { people, inactiveDays }) => {
   const { db } = people
+
+  // Fastify prefers these static paths to /user-admin/:id, whatever the order they are registered in.
+  app.get(
+    '/api/admin/user-admin/inactive',
+    {
+      config: ADMIN,
+      schema: {
+        tags: TAGS,
+        operationId: 'getInactiveUsers',
+        summary: 'Users not seen for USER_INACTIVITY_THRESHOLD_IN_DAYS days',
+        description: `Users whose last login, creation and personal access tokens' last use are all older than USER_INACTIVITY_THRESHOLD_IN_DAYS (${inactiveDays} here), or never happened; one entry per user, with the last use of their tokens (patSeenAt).`,
+        errors: errorStatuses(403),
+        response: { 200: InactiveUsers },
+      },
+    },
+    async () => inactiveUsers(db, inactiveDays)
+  )
+
+  app.post(
+    '/api/admin/user-admin/inactive/delete',
+    {
+      config: ADMIN,
+      schema: {
+        tags: TAGS,
+        operationId: 'deleteInactiveUsers',
+        summary: 'Delete inactive users',
+        description: 'Deletes the users named, all or none: the caller is skipped (as Unleash), an unknown id is 404, a user who is not inactive (seen meanwhile) 400, and the last Admin stays (400). Their sessions and personal access tokens end with them. Records user-deleted for each.',
+        body: Ids,
+        errors: errorStatuses(400, 403, 404, 413, 415),
+        response: { 200: EmptyReply },
+      },
+    },
+    async (request, reply) => {
+      await deleteInactiveUsers(db, request.body.ids, inactiveDays, request.person?.id, request.author)
+      return reply.code(200).send()
+    }
+  )
+
+  app.get(
+    '/api/admin/user-admin/access',
+    {
+      config: ADMIN,
+      schema: {
+        tags: TAGS,
+        operationId: 'getBaseUsersAndGroups',
+        summary: 'Every user and group, briefly (for pickers)',
+        description: 'Users with their name, username and email; groups with their member count and root role. Admins only (unlike Unleash, which lets anyone signed in read every email).',
+        errors: errorStatuses(403),
+        response: { 200: UsersAndGroups },
+      },
+    },
+    async () => usersAndGroups(db)
+  )
+
+  app.get(
+    '/api/admin/user-admin/admin-count',
+    {
+      config: ADMIN,
+      schema: {
+        tags: TAGS,
+        operationId: 'getAdminCount',
+        summary: 'How many users hold the Admin root role, with and without a password',
+        errors: errorStatuses(403),
+        response: { 200: AdminCount },
+      },
+    },
+    async () => adminCount(db)
+  )
+
+  app.delete(
+    '/api/admin/user-admin/scim-users',
+    {
+      config: ADMIN,
+      schema: {
+        tags: TAGS,
+        operationId: 'deleteScimUsers',
+        summary: 'Delete the users a SCIM provider made: none here',
+        description: 'This server has no SCIM: no user was made by one, so this deletes nothing and records nothing (200, as Unleash answers with none).',
+        errors: errorStatuses(403, 413, 415),
+        response: { 200: EmptyReply },
+      },
+    },
+    async (_request, reply) => reply.code(200).send()
+  )
 
   app.get(
     '/api/admin/user-admin',
@@ -56,7 +161,7 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox<{ people: PeopleContext 
   app.post(
     '/api/admin/user-admin/validate-password',
     {
-      config: { access: 'person' },
+      config: { access: 'person', maintenance: 'open' },
       schema: {
         tags: TAGS,
         operationId: 'validateUserPassword',
@@ -81,16 +186,16 @@ export const userAdminRoutes: FastifyPluginAsyncTypebox<{ people: PeopleContext 
         tags: TAGS,
         operationId: 'createUser',
         summary: 'Create a user',
-        description: 'With a username or an email (or both), a root role, and optionally a password (the password rules apply: 400 naming the rule). Records user-created.',
+        description: 'With a username or an email (or both), a root role, and optionally a password (the password rules apply: 400 naming the rule). Without a password (and with password login on) the answer holds inviteLink, UNLEASH_URL/new-user?token=…: a link for an Admin to hand on, where the new user sets a password (24 hours, used once; only a hash of it is kept). No mail is sent (emailSent: false). Records user-created.',
         body: NewUser,
         errors: errorStatuses(400, 403, 409, 413, 415),
         response: { 201: { ...CreatedUser, headers: { location: responseHeader('The new user', true) } } },
       },
     },
     async (request, reply) => {
-      const created = await createUser(people, request.body, request.author)
+      const { user: created, inviteLink } = await createUser(people, request.body, request.author, linkBase(people.publicUrl, request))
       reply.header('location', `/api/admin/user-admin/${created.id}`)
-      return reply.code(201).send({ ...userInfo(created), rootRole: request.body.rootRole })
+      return reply.code(201).send({ ...userInfo(created), rootRole: request.body.rootRole, ...(inviteLink !== undefined && { inviteLink }), emailSent: false })
     }
   )
 

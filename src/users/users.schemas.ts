@@ -47,6 +47,8 @@ export const CreatedUser = Type.Object({
   createdAt: Timestamp,
   seenAt: Nullable(Timestamp),
   accountType: Type.Literal('User'),
+  inviteLink: Type.Optional(Type.String({ description: 'On creation without a password: where the new user sets one (hand it on; shown only here)' })),
+  emailSent: Type.Optional(Type.Boolean({ description: 'Always false: no mail is sent' })),
 })
 
 export const NewUser = Type.Object(
@@ -103,8 +105,8 @@ export const PermissionItem = Type.Object({
 export const Me = Type.Object({
   user: User,
   permissions: Type.Array(PermissionItem, { description: 'ADMIN for an Admin; otherwise what the user may change, by project and environment (* for all)' }),
-  feedback: Type.Array(Type.Unknown(), { description: 'Always empty' }),
-  splash: Type.Record(Type.String(), Type.Boolean(), { description: 'Always empty' }),
+  feedback: Type.Array(Type.Object({ userId: Type.Integer(), feedbackId: Type.String(), given: Nullable(Timestamp), neverShow: Type.Boolean() }), { description: 'The admin UI\'s feedback prompts this person answered (POST /api/admin/feedback)' }),
+  splash: Type.Record(Type.String(), Type.Boolean(), { description: 'The admin UI\'s splash screens this person has seen (POST /api/admin/splash/{id}), each true' }),
 })
 
 export const Profile = Type.Object({
@@ -176,3 +178,106 @@ export const ProjectAccess = Type.Object({
     { description: 'The groups with a role in the project (see /api/admin/groups)' }
   ),
 })
+
+export const InactiveUsers = Type.Object({
+  version: Type.Literal(1),
+  inactiveUsers: Type.Array(
+    Type.Object({
+      id: Type.Integer(),
+      name: Nullable(Type.String()),
+      email: Type.Optional(Type.String()),
+      username: Nullable(Type.String()),
+      seenAt: Nullable(Timestamp),
+      createdAt: Timestamp,
+      patSeenAt: Nullable(Timestamp),
+    })
+  ),
+})
+
+export const Ids = Type.Object(
+  { ids: Type.Array(Type.Integer({ minimum: 0, maximum: 2_147_483_647 }), { maxItems: 1000, description: 'User ids; the caller\'s own is skipped' }) },
+  { additionalProperties: false }
+)
+
+export const UsersAndGroups = Type.Object({
+  users: Type.Array(
+    Type.Object({
+      id: Type.Integer(),
+      name: Nullable(Type.String()),
+      username: Nullable(Type.String()),
+      email: Type.Optional(Type.String()),
+      accountType: Type.Literal('User'),
+    })
+  ),
+  groups: Type.Array(
+    Type.Object({
+      id: Type.Integer(),
+      name: Type.String(),
+      userCount: Type.Integer(),
+      rootRole: Nullable(Type.Integer({ description: 'Admin 1, Editor 2, Viewer 3' })),
+    })
+  ),
+})
+
+export const AdminCount = Type.Object({
+  password: Type.Integer({ description: 'Admins with a password' }),
+  noPassword: Type.Integer({ description: 'Admins without one (single sign-on, or not set yet)' }),
+  service: Type.Integer({ description: 'Service accounts with the Admin role: none here' }),
+})
+
+/** A reset or invitation token as it appears in a link: 32 random bytes, base64url. */
+const ResetToken = Type.String({ minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_-]+$', description: 'The token of the link' })
+
+export const ResetLinkRequest = Type.Object(
+  { id: Type.String({ minLength: 1, maxLength: 254, description: "The user's email or username" }) },
+  { additionalProperties: false }
+)
+
+export const ResetLink = Type.Object({
+  resetPasswordUrl: Type.String({ format: 'uri', description: 'UNLEASH_URL/reset-password?token=…: hand it to the user (24 hours, used once)' }),
+})
+
+export const ResetTokenQuery = Type.Object({ token: Type.Optional(ResetToken) })
+
+export const TokenUser = Type.Object({
+  id: Type.Integer(),
+  name: Type.Optional(Type.String()),
+  email: Type.String({ description: 'Empty when the user has only a username' }),
+  token: Type.String(),
+  createdBy: Nullable(Type.String({ description: 'Who made the link' })),
+  role: Type.Object({ id: Type.Integer(), type: Type.String(), name: Type.String(), description: Type.String() }),
+})
+
+export const ChangePasswordWithToken = Type.Object(
+  { token: ResetToken, password: Password('The new password') },
+  { additionalProperties: false }
+)
+
+export const EmailBody = Type.Object({ email: Type.String({ minLength: 1, maxLength: 254 }) }, { additionalProperties: false })
+
+const PreferenceId = (description: string) => Type.String({ minLength: 1, maxLength: 100, description })
+
+export const Feedback = Type.Object({
+  userId: Type.Integer(),
+  feedbackId: Type.String(),
+  given: Nullable(Timestamp),
+  neverShow: Type.Boolean(),
+})
+
+export const NewFeedback = Type.Object(
+  { feedbackId: PreferenceId('The prompt answered'), neverShow: Type.Optional(Type.Boolean({ description: 'Never show this prompt again (default false)' })) },
+  { additionalProperties: false }
+)
+
+export const FeedbackUpdate = Type.Object(
+  {
+    userId: Type.Optional(Type.Integer({ description: 'Ignored: the answer is always the signed-in person\'s' })),
+    neverShow: Type.Optional(Type.Boolean({ description: 'Default false' })),
+    given: Type.Optional(Nullable(Type.String({ format: 'date-time', description: 'Default now' }))),
+  },
+  { additionalProperties: false }
+)
+
+export const PreferenceParams = Type.Object({ id: PreferenceId('The feedback prompt or splash screen') })
+
+export const Splash = Type.Object({ userId: Type.Integer(), splashId: Type.String(), seen: Type.Literal(true) })

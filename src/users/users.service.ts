@@ -6,16 +6,19 @@ import { userKey } from './login-limits.js'
 import { countAttempt, forgiveAttempt } from './login-limits.store.js'
 import type { PasswordHasher } from './password-hash.js'
 import { checkPassword } from './passwords.js'
+import { addResetLink } from './reset-links.js'
 import { type Person, ROLES, roleById, roleByName } from './roles.js'
 import { deleteSessionsOf, sessionHash } from './sessions.store.js'
 import { ROLE_IDS, type RootRoleName } from '../vocabulary/roles.js'
 import {
   anyUserExists,
+  countAdmins,
   deleteProjectRole,
   deleteUser,
   findProjectRole,
   findUser,
   insertUser,
+  listInactiveUsers,
   listUsers,
   lockAdmins,
   lockUser,
@@ -28,6 +31,7 @@ import {
   setProjectRole,
   type User,
   updateUser as updateUserRow,
+  usersAndGroups as usersAndGroupRows,
 } from './users.store.js'
 
 /** What user changes need besides the database: the password hasher and the login limits. */
@@ -36,6 +40,8 @@ export interface PeopleContext {
   hasher: PasswordHasher
   sessions: { idleMs: number; maxAgeMs: number }
   loginLimits: { perAccount: number; perAddress: number; windowMs: number }
+  /** UNLEASH_URL without a trailing slash: where reset and invitation links lead (absent: the request's own origin). */
+  publicUrl?: string
   /** Password login as an Admin set it (absent: always on). */
   passwordLogin?: PasswordLoginPolicy
   /**
@@ -66,7 +72,7 @@ export const userInfo = (user: User) => ({
 })
 
 /** What events record of a user: never a password or its hash. */
-const auditOf = (user: User) => toJsonText({ id: user.id, username: user.username, email: user.email, name: user.name, rootRole: user.rootRole })
+export const auditOf = (user: User) => toJsonText({ id: user.id, username: user.username, email: user.email, name: user.name, rootRole: user.rootRole })
 
 const rootRoles = ROLES.filter((r) => r.type === 'root')
 
@@ -103,24 +109,34 @@ export interface NewUserBody {
   rootRole: number | string
 }
 
-/** Creates a user (user-created). The password, when given, must follow the rules; it is hashed before the transaction. */
-export async function createUser (ctx: PeopleContext, body: NewUserBody, author: Author) {
+/**
+ * Creates a user (user-created). The password, when given, must follow the rules; it is hashed
+ * before the transaction. Without one, and with password login on, the user gets an invitation
+ * link on `base` (/new-user?token=…, 24 hours, used once) for an Admin to hand on, as Unleash
+ * answers it (no mail is sent).
+ */
+export async function createUser (ctx: PeopleContext, body: NewUserBody, author: Author, base: string): Promise<{ user: User; inviteLink?: string }> {
   if (body.username === undefined && body.email === undefined) {
     throw badData('A user needs a username or an email (or both)', [{ path: '/body', message: 'must have username or email' }])
   }
   const rootRole = rootRoleOf(body.rootRole)
   if (body.password !== undefined) checkPassword(body.password, body)
   const passwordHash = body.password === undefined ? undefined : await ctx.hasher.hash(body.password)
-  return writeChange(ctx.db, async ({ trx, record }) => {
-    const created = await insertUser(trx, { username: body.username, email: body.email, name: body.name, rootRole, passwordHash })
-    record({ type: 'user-created', createdBy: author, data: auditOf(created) })
-    return created
+  const invite = passwordHash === undefined && !(await ctx.passwordLogin?.disabled())
+  return writeChange(ctx.db, async (change) => {
+    const created = await insertUser(change.trx, { username: body.username, email: body.email, name: body.name, rootRole, passwordHash })
+    change.record({ type: 'user-created', createdBy: author, data: auditOf(created) })
+    if (!invite) return { user: created }
+    return { user: created, inviteLink: await addResetLink(change, created.id, 'invite', base, author.name) }
   })
 }
 
-/** Creates a user without a password in a caller's change (single sign-on's first sign-in): user-created. */
-export async function addUserIn (change: Change, user: { email: string; name?: string; rootRole: RootRoleName }, author: Author): Promise<User> {
-  const created = await insertUser(change.trx, { email: user.email, name: user.name, rootRole: user.rootRole })
+/**
+ * Creates a user in a caller's change (single sign-on's first sign-in, without a password; a
+ * sign-up with an invite link, with one hashed already): user-created.
+ */
+export async function addUserIn (change: Change, user: { email: string; username?: string; name?: string; rootRole: RootRoleName; passwordHash?: string }, author: Author): Promise<User> {
+  const created = await insertUser(change.trx, { email: user.email, username: user.username, name: user.name, rootRole: user.rootRole, passwordHash: user.passwordHash })
   change.record({ type: 'user-created', createdBy: author, data: auditOf(created) })
   return created
 }
@@ -290,4 +306,61 @@ export async function ensureFirstAdmin (ctx: PeopleContext, login: { username: s
     if (error instanceof ApiError && error.errorName === 'NameExistsError') return false
     throw error
   }
+}
+
+/** Users not seen for `days` days (Unleash's shape: `{version: 1, inactiveUsers}`). */
+export async function inactiveUsers (db: Database, days: number) {
+  const rows = await listInactiveUsers(db, days)
+  return {
+    version: 1 as const,
+    inactiveUsers: rows.map((r) => ({
+      id: r.id,
+      name: r.name,
+      ...(r.email !== null && { email: r.email }),
+      username: r.username,
+      seenAt: r.seen_at,
+      createdAt: r.created_at,
+      patSeenAt: r.pat_seen_at,
+    })),
+  }
+}
+
+/**
+ * Deletes inactive users, in one change (user-deleted each): the caller is skipped (as
+ * Unleash), ids named twice count once, an unknown id is 404 and a user who is not inactive
+ * (seen since the list was read) 400, with nothing deleted; the last Admin stays.
+ */
+export function deleteInactiveUsers (writer: Writer, ids: number[], days: number, callerId: number | undefined, author: Author) {
+  const wanted = [...new Set(ids)].filter((id) => id !== callerId).sort((a, b) => a - b)
+  return withChange(writer, async ({ trx, record }) => {
+    if (wanted.length === 0) return
+    // The Admins first, then the users in id order: the lock order of every user change.
+    const admins = await lockAdmins(trx)
+    const locked: User[] = []
+    for (const id of wanted) locked.push(await lockUser(trx, id))
+    const inactive = new Set((await listInactiveUsers(trx, days, wanted)).map((r) => r.id))
+    let adminsLeft = admins.length
+    for (const current of locked) {
+      if (!inactive.has(current.id)) {
+        throw badData(`User ${current.id} is not inactive (seen, created or using a personal access token within ${days} days)`, [{ path: '/body/ids', message: `user ${current.id} is not inactive` }])
+      }
+      if (current.rootRole === 'Admin' && --adminsLeft < 1) throw badData(`User ${current.id} is the last Admin: make another user Admin first`)
+      await deleteUser(trx, current.id)
+      record({ type: 'user-deleted', createdBy: author, preData: auditOf(current) })
+    }
+  })
+}
+
+/** Every user and group, briefly, for pickers (Unleash's `/user-admin/access`). */
+export async function usersAndGroups (db: Database) {
+  const { users, groups } = await usersAndGroupRows(db)
+  return {
+    users: users.map((u) => ({ id: u.id, name: u.name, username: u.username, ...(u.email !== null && { email: u.email }), accountType: 'User' as const })),
+    groups: groups.map((g) => ({ id: g.id, name: g.name, userCount: Number(g.user_count ?? 0), rootRole: g.root_role === null ? null : ROLE_IDS[g.root_role] })),
+  }
+}
+
+/** How many users hold the Admin root role, with and without a password (no service accounts here). */
+export async function adminCount (db: Database) {
+  return { ...(await countAdmins(db)), service: 0 }
 }

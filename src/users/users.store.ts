@@ -148,15 +148,18 @@ export async function searchUsers (db: Queryable, query: string, limit: number):
   return rows.map(toUser)
 }
 
+/** Changes the columns given; with none (an empty update, which Unleash answers 200) it reads the user as they are. */
 export async function updateUser (trx: Transaction<DB>, id: number, changes: { email?: string; name?: string; rootRole?: RootRoleName }): Promise<User> {
+  const columns = {
+    ...(changes.email !== undefined && { email: changes.email }),
+    ...(changes.name !== undefined && { name: changes.name }),
+    ...(changes.rootRole !== undefined && { root_role: changes.rootRole }),
+  }
+  if (Object.keys(columns).length === 0) return lockUser(trx, id)
   try {
     const row = await trx
       .updateTable('users')
-      .set({
-        ...(changes.email !== undefined && { email: changes.email }),
-        ...(changes.name !== undefined && { name: changes.name }),
-        ...(changes.rootRole !== undefined && { root_role: changes.rootRole }),
-      })
+      .set(columns)
       .where('id', '=', id)
       .returning([...userColumns, hasPassword])
       .executeTakeFirstOrThrow()
@@ -265,4 +268,70 @@ export async function projectGroups (db: Queryable, project: string) {
     .where('group_project_roles.project_id', '=', project)
     .orderBy('groups.id')
     .execute()
+}
+
+/** `days` days before now, as PostgreSQL computes it (bound as a number). */
+const daysAgo = (days: number) => sql<Date>`now() - ${days} * interval '1 day'`
+
+/**
+ * Users neither seen (a login), created, nor using a personal access token within `days` days
+ * (Unleash's USER_INACTIVITY_THRESHOLD_IN_DAYS), each with their tokens' last use; `ids` limits
+ * it to those users.
+ */
+export async function listInactiveUsers (db: Queryable, days: number, ids?: number[]) {
+  let query = db
+    .selectFrom('users')
+    .leftJoin('personal_access_tokens as pat', 'pat.user_id', 'users.id')
+    .select(['users.id', 'users.name', 'users.username', 'users.email', 'users.seen_at', 'users.created_at', (eb) => eb.fn.max('pat.seen_at').as('pat_seen_at')])
+    .where((eb) => eb.or([eb('users.seen_at', 'is', null), eb('users.seen_at', '<', daysAgo(days))]))
+    .where('users.created_at', '<', daysAgo(days))
+    .groupBy('users.id')
+    .having((eb) => eb.or([eb(eb.fn.max('pat.seen_at'), 'is', null), eb(eb.fn.max('pat.seen_at'), '<', daysAgo(days))]))
+    .orderBy('users.id')
+  if (ids !== undefined) query = query.where('users.id', 'in', ids.length > 0 ? ids : [0])
+  return query.execute()
+}
+
+/** Every user's name and login, and every group with its member count and root role (for pickers). */
+export async function usersAndGroups (db: Queryable) {
+  const [users, groups] = await Promise.all([
+    db.selectFrom('users').select(['id', 'name', 'username', 'email']).orderBy('id').execute(),
+    db
+      .selectFrom('groups')
+      .select(['groups.id', 'groups.name', 'groups.root_role', (eb) => eb.selectFrom('group_users').select((e) => e.fn.countAll<string>().as('n')).whereRef('group_users.group_id', '=', 'groups.id').as('user_count')])
+      .orderBy('groups.id')
+      .execute(),
+  ])
+  return { users, groups }
+}
+
+/** The users whose own root role is Admin, with and without a password. */
+export async function countAdmins (db: Queryable): Promise<{ password: number; noPassword: number }> {
+  const row = await db
+    .selectFrom('users')
+    .select([
+      sql<string>`count(*) FILTER (WHERE password_hash IS NOT NULL)`.as('password'),
+      sql<string>`count(*) FILTER (WHERE password_hash IS NULL)`.as('no_password'),
+    ])
+    .where('root_role', '=', 'Admin')
+    .executeTakeFirstOrThrow()
+  return { password: Number(row.password), noPassword: Number(row.no_password) }
+}
+
+/** The user a login name (a username or an email, without case) names, if any. */
+export async function findUserByLogin (db: Queryable, login: string): Promise<User | undefined> {
+  const lower = login.trim().toLowerCase()
+  const row = await db
+    .selectFrom('users')
+    .select([...userColumns, hasPassword])
+    .where((eb) => eb.or([eb(eb.fn('lower', ['username']), '=', lower), eb(eb.fn('lower', ['email']), '=', lower)]))
+    .executeTakeFirst()
+  return row && toUser(row)
+}
+
+/** The users of these ids (those that still exist), by id. */
+export async function usersByIds (db: Queryable, ids: number[]): Promise<Map<number, User>> {
+  if (ids.length === 0) return new Map()
+  const rows = await db.selectFrom('users').select([...userColumns, hasPassword]).where('id', 'in', ids).execute()
+  return new Map(rows.map((row) => [row.id, toUser(row)]))
 }

@@ -90,6 +90,12 @@ const TABLES = [
   'feature_links',
   'favorite_features',
   'favorite_projects',
+  'password_reset_tokens',
+  'signup_tokens',
+  'signup_token_users',
+  'instance_settings',
+  'user_feedback',
+  'user_splash',
 ] as const
 
 /**

@@ -22,7 +22,7 @@ describe('loadConfig', () => {
       maxVariantsBytes: 1048576 + 64 * 1000,
       strategyLimits: { maxStrategies: 30, maxConstraints: 30, maxConstraintValues: 250, maxValueLength: 100, maxRegexLength: 1000, maxSegments: 5, maxVariants: 1000 },
       maxSegmentValues: 1000,
-      frontendAllowedOrigins: ['*'],
+      frontendAllowedOrigins: undefined,
       frontendMaxEngines: 100,
       trustProxy: false,
       requestTimeoutMs: 30000,
@@ -42,6 +42,7 @@ describe('loadConfig', () => {
       sessions: { idleMs: 8 * 3_600_000, maxAgeMs: 48 * 3_600_000 },
       loginLimits: { perAccount: 10, perAddress: 100, windowMs: 900_000 },
       passwordHashCost: 17,
+      userInactivityDays: 180,
       publicUrl: undefined,
       oidc: {},
       webhooks: {

@@ -16,7 +16,7 @@ import type { ListedSegment, SegmentUse as SegmentUseSchema } from '../../src/se
 import type { OidcSettingsResponse, PasswordAuth as PasswordAuthSchema } from '../../src/sso/sso.schemas'
 import type { FeatureStrategy, StrategyDefinition as StrategyDefinitionSchema } from '../../src/strategies/strategies.schemas'
 import type { Tag as TagSchema, TagType as TagTypeSchema } from '../../src/tags/tags.schemas'
-import type { CreatedPat as CreatedPatSchema, Me as MeSchema, Pat, User as UserSchema } from '../../src/users/users.schemas'
+import type { CreatedPat as CreatedPatSchema, Me as MeSchema, Pat, TokenUser as TokenUserSchema, User as UserSchema } from '../../src/users/users.schemas'
 import type { Payload as PayloadSchema, Variant as VariantSchema } from '../../src/variants/variants.schemas'
 import type { Addon, CreatedAddon as CreatedAddonSchema, Delivery as DeliverySchema, RotatedSecret as RotatedSecretSchema } from '../../src/webhooks/webhooks.schemas'
 import type { RawMetrics as RawMetricsSchema, UsageSummary as UsageSummarySchema } from '../../src/insight/metrics.schemas'
@@ -71,6 +71,7 @@ export type RotatedSecret = Answer<typeof RotatedSecretSchema>
 export type Delivery = Answer<typeof DeliverySchema>
 export type Me = Answer<typeof MeSchema>
 export type User = Answer<typeof UserSchema>
+export type TokenUser = Answer<typeof TokenUserSchema>
 export type PersonalAccessToken = Answer<typeof Pat>
 export type CreatedPersonalAccessToken = Answer<typeof CreatedPatSchema>
 export type Validation = Answer<typeof ImportValidation>

@@ -14,6 +14,8 @@ import { FlagsScreen } from './routes/flags'
 import { HistoryScreen } from './routes/history'
 import { ImportExportScreen } from './routes/import-export'
 import { NotAllowedScreen, NotFoundScreen } from './routes/not-found'
+import { PasswordLinkScreen } from './routes/password-link'
+import { PlaygroundScreen } from './routes/playground'
 import { ProfileScreen } from './routes/profile'
 import { ProjectsScreen } from './routes/projects'
 import { SegmentsScreen } from './routes/segments'
@@ -27,6 +29,8 @@ export function App () {
   const [location] = useLocation()
   // Signed out, nobody is asked for: the page makes no request that could only be refused.
   if (location === '/signed-out') return <AnnounceProvider><SignedOutScreen /></AnnounceProvider>
+  // A link an Admin handed on works without a session (its token is the credential).
+  if (location === '/reset-password' || location === '/new-user') return <AnnounceProvider><PasswordLinkScreen path={location} /></AnnounceProvider>
   return <SignedIn />
 }
 
@@ -59,6 +63,7 @@ function SignedIn () {
             <Route path='/context'><ContextScreen /></Route>
             <Route path='/strategies'><StrategiesScreen /></Route>
             <Route path='/history'><HistoryScreen /></Route>
+            <Route path='/playground'><PlaygroundScreen /></Route>
             <Route path='/profile'><ProfileScreen /></Route>
             <Route path='/import-export'><Needs capability='change-flags'><ImportExportScreen /></Needs></Route>
             <Route path='/api-tokens'><Needs capability='admin'><ApiTokensScreen /></Needs></Route>

@@ -11,6 +11,7 @@ const NAV: NavItem[] = [
   { href: '/context', label: 'Context fields' },
   { href: '/strategies', label: 'Strategies' },
   { href: '/history', label: 'History' },
+  { href: '/playground', label: 'Playground' },
   { href: '/import-export', label: 'Import/export', needs: 'change-flags' },
   { href: '/api-tokens', label: 'API tokens', needs: 'admin' },
   { href: '/webhooks', label: 'Webhooks', needs: 'admin' },

@@ -89,6 +89,8 @@ const TABLE: Record<string, Need> = {
   'DELETE /api/admin/context/:name/legal-values/:legalValue': 'editor',
   'GET /api/admin/context/:name/strategies': 'viewer',
   'POST /api/admin/constraints/validate': 'viewer',
+  'POST /api/admin/playground': 'viewer',
+  'POST /api/admin/playground/advanced': 'viewer',
   'GET /api/admin/tag-types': 'viewer',
   'POST /api/admin/tag-types': 'editor',
   'POST /api/admin/tag-types/validate': 'editor',
@@ -192,6 +194,33 @@ const TABLE: Record<string, Need> = {
   'GET /api/admin/projects/:projectId/insights': 'viewer',
   'GET /api/admin/projects/:projectId/dora': 'viewer',
   'GET /api/admin/projects/:projectId/sdks/outdated': 'viewer',
+  'GET /api/admin/user-admin/inactive': 'admin',
+  'POST /api/admin/user-admin/inactive/delete': 'admin',
+  'GET /api/admin/user-admin/access': 'admin',
+  'GET /api/admin/user-admin/admin-count': 'admin',
+  'DELETE /api/admin/user-admin/scim-users': 'admin',
+  'POST /api/admin/user-admin/reset-password': 'admin',
+  'GET /auth/reset/validate': 'public',
+  'POST /auth/reset/password': 'public',
+  'POST /auth/reset/validate-password': 'public',
+  'POST /auth/reset/password-email': 'public',
+  'GET /api/admin/invite-link/tokens': 'admin',
+  'POST /api/admin/invite-link/tokens': 'admin',
+  'GET /api/admin/invite-link/tokens/:token': 'admin',
+  'PUT /api/admin/invite-link/tokens/:token': 'admin',
+  'GET /invite/:token/validate': 'public',
+  'POST /invite/:token/signup': 'public',
+  'GET /api/admin/maintenance': 'admin',
+  'POST /api/admin/maintenance': 'admin',
+  'GET /api/admin/instance-admin/statistics': 'viewer',
+  'GET /api/admin/instance-admin/statistics/csv': 'viewer',
+  'GET /api/admin/telemetry/settings': 'viewer',
+  'GET /api/admin/ui-config': 'viewer',
+  'POST /api/admin/ui-config/cors': 'admin',
+  'POST /api/admin/record-ui-error': 'self',
+  'POST /api/admin/feedback': 'self',
+  'PUT /api/admin/feedback/:id': 'self',
+  'POST /api/admin/splash/:id': 'self',
   'GET /api/admin/environments/:name': 'viewer',
   'GET /api/admin/environments/project/:projectId': 'viewer',
   'PUT /api/admin/environments/sort-order': 'admin',
@@ -255,6 +284,7 @@ const concrete = (url: string) =>
     .replace(':featureName', 'no-such-feature')
     .replace(':environment', 'development')
     .replace(':tokenName', 'no-such-token')
+    .replace(':token', 'no-such-token')
     .replace(':strategyId', 'no-such-strategy')
     .replace(':name', 'no-such-definition')
     .replace(':parent', 'no-such-parent')
