@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto'
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox'
 import Fastify, { type FastifyBaseLogger, type FastifyServerOptions, LogController } from 'fastify'
 import { authPlugin, TokenCache } from './auth/auth.plugin.js'
-import { tokenRoutes } from './auth/tokens.routes.js'
+import { projectTokenRoutes, tokenRoutes } from './auth/tokens.routes.js'
 import { featureRoutes } from './catalog/catalog.routes.js'
 import { environmentRoutes } from './catalog/environments.routes.js'
 import { projectEnvironmentRoutes } from './catalog/project-environments.routes.js'
@@ -46,6 +46,7 @@ import { importRules } from './import-export/import-elements.js'
 import { segmentRoutes } from './segments/segments.routes.js'
 import { definitionRoutes } from './strategies/definitions.routes.js'
 import { strategyRoutes } from './strategies/strategies.routes.js'
+import { strategySegmentRoutes } from './strategies/strategy-segments.routes.js'
 import { loadUiFiles } from './ui/ui-files.js'
 import { uiRoutes } from './ui/ui.routes.js'
 import { streamingRoutes } from './streaming/streaming.routes.js'
@@ -185,6 +186,7 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   await app.register(definitionRoutes, { db })
   await app.register(strategyRoutes, { db, config })
   await app.register(segmentRoutes, { db, config })
+  await app.register(strategySegmentRoutes, { db, config })
   await app.register(dependencyRoutes, { db })
   await app.register(constraintRoutes, { db, limits: config.strategyLimits })
   await app.register(contextRoutes, { db })
@@ -197,6 +199,7 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   await app.register(lifecycleRoutes, { db })
   await app.register(eventsRoutes, { db })
   await app.register(tokenRoutes, { db, tokens })
+  await app.register(projectTokenRoutes, { db, tokens })
   await app.register(authRoutes, { people })
   await app.register(meRoutes, { people })
   await app.register(userAdminRoutes, { people, inactiveDays: config.userInactivityDays })

@@ -87,7 +87,7 @@ export async function openDatabase (config: Config, log: Log, print: (line: stri
           'No API token exists and INIT_ADMIN_API_TOKENS is empty, and no user exists: set INIT_ADMIN_API_TOKENS to the admin secret you want (with docker compose: ADMIN_API_TOKEN), or UNLEASH_DEFAULT_ADMIN_USERNAME and UNLEASH_DEFAULT_ADMIN_PASSWORD'
         )
       }
-      const secret = generateSecret()
+      const secret = generateSecret(['*'], ['*'])
       const file = adminTokenFile(config)
       await writeSecret(file, secret)
       await ensureInitTokens(database.db, [secret])

@@ -16,6 +16,8 @@ export interface TokenScope {
   type: TokenType
   projects: string[]
   environments: string[]
+  /** An API token's expiry (null: never); from then on it authenticates nothing. */
+  expiresAt?: Date | null
 }
 
 const covers = (list: string[], name: string) => list.includes(ALL) || list.includes(name)

@@ -10,7 +10,7 @@ import type { PeopleContext } from '../users/users.service.js'
 import { isCrossSite } from './csrf.js'
 import { clearedSessionCookie, sessionIdFromCookie } from '../users/session-cookie.js'
 import { ALL, coversEnvironment, coversProject, isAdmin, type TokenScope } from '../access/scope.js'
-import { hashSecret, secretFromHeader } from './tokens.js'
+import { hasExpired, hashSecret, secretFromHeader } from './tokens.js'
 import { type ApiToken, findTokenBySecret } from './tokens.store.js'
 
 /**
@@ -57,6 +57,13 @@ declare module 'fastify' {
     role?: RouteRole
     /** A route that opens or ends a session: refused when cross-site, although public. */
     sessionRoute?: boolean
+    /**
+     * The project (and environment) the route acts on are named in its body, not its path: the
+     * members named here are checked as the path's `projectId` and `environment` would be, once
+     * the body is parsed (before it is validated, so that a refusal is the same whatever else
+     * the body holds).
+     */
+    bodyScope?: { project: string; environment?: string }
   }
 }
 
@@ -156,7 +163,7 @@ export function authorisePerson (person: Person, access: Access | undefined, rol
 /** A person's scope: every project and environment. */
 const personScope = (person: Person): TokenScope => ({ name: authorName(person), type: 'admin', projects: [ALL], environments: [ALL] })
 
-const unknownToken = () => new ApiError('UnauthorizedError', 'The API token is unknown or was deleted')
+const unknownToken = () => new ApiError('UnauthorizedError', 'The API token is unknown, expired or was deleted')
 
 /** Routes people may call, where a 401 says how to log in (as Unleash's clients read it). */
 const admitsPeople = (access: Access | undefined) => access !== 'client' && access !== 'frontend'
@@ -222,8 +229,23 @@ export const authPlugin = fp<{ tokens: TokenCache; people: Pick<PeopleContext, '
       request.token = personScope(person)
       request.author = { name: authorName(person), userId: person.id }
       const config = request.routeOptions.config
-      authorisePerson(person, config.access, config.role, request.params)
+      // With the scope in the body, the person's role is checked once the body is there.
+      if (config.bodyScope === undefined) authorisePerson(person, config.access, config.role, request.params)
     }
+    app.addHook('preValidation', (request, _reply, done) => {
+      const { bodyScope, access, role } = request.routeOptions.config
+      if (bodyScope === undefined) return done()
+      const body = (typeof request.body === 'object' && request.body !== null ? request.body : {}) as Record<string, unknown>
+      const named = (member: string | undefined) => (member !== undefined && typeof body[member] === 'string' ? body[member] : undefined)
+      const params = { projectId: named(bodyScope.project), environment: named(bodyScope.environment) }
+      try {
+        if (request.person) authorisePerson(request.person, access, role, params)
+        else authorise(request.token, access, params)
+      } catch (error) {
+        return done(error as Error)
+      }
+      done()
+    })
     // A callback hook, answered at once when the token is cached (almost every request).
     app.addHook('onRequest', (request, reply, done) => {
       const config = request.routeOptions.config
@@ -238,7 +260,8 @@ export const authPlugin = fp<{ tokens: TokenCache; people: Pick<PeopleContext, '
         return done()
       }
       const admit = (token: ApiToken | undefined) => {
-        if (!token) throw unknownToken()
+        // A cached token is checked again: its expiry may have passed since it was read.
+        if (!token || hasExpired(token)) throw unknownToken()
         request.token = token
         request.author = { name: token.name }
         authorise(token, access, request.params)

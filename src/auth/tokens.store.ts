@@ -1,15 +1,17 @@
 import { isUniqueViolation } from '../db/errors.js'
-import type { Transaction } from 'kysely'
+import { sql, type Transaction } from 'kysely'
 import type { Database, DB, Queryable } from '../db/types.js'
 import { nameExists } from '../errors.js'
 import type { TokenScope, TokenType } from '../access/scope.js'
 import { hashSecret } from './tokens.js'
+import type { NewApiToken } from './tokens.schemas.js'
 
 export interface ApiToken extends TokenScope {
   createdAt: Date
+  expiresAt: Date | null
 }
 
-const columns = ['name', 'type', 'projects', 'environments', 'created_at'] as const
+const columns = ['name', 'type', 'projects', 'environments', 'created_at', 'expires_at'] as const
 
 const toToken = (row: {
   name: string
@@ -17,14 +19,17 @@ const toToken = (row: {
   projects: string[]
   environments: string[]
   created_at: Date
+  expires_at: Date | null
 }): ApiToken => ({
   name: row.name,
   type: row.type,
   projects: row.projects,
   environments: row.environments,
   createdAt: row.created_at,
+  expiresAt: row.expires_at,
 })
 
+/** The token of this secret (expired or not: the caller decides). */
 export async function findTokenBySecret (
   db: Queryable,
   secret: string
@@ -37,9 +42,22 @@ export async function findTokenBySecret (
   return row && toToken(row)
 }
 
+/** How a token is named in `/api/admin/api-tokens/{token}`: by its secret, or by its name. */
+export type TokenKey = { secret: string } | { name: string }
+
+const keyed = (key: TokenKey) =>
+  'secret' in key ? (['secret_hash', hashSecret(key.secret)] as const) : (['name', key.name] as const)
+
+/** The token, locked until the transaction ends (its writers serialise). */
+export async function lockToken (trx: Transaction<DB>, key: TokenKey): Promise<ApiToken | undefined> {
+  const [column, value] = keyed(key)
+  const row = await trx.selectFrom('api_tokens').select(columns).where(column, '=', value).forUpdate().executeTakeFirst()
+  return row && toToken(row)
+}
+
 export async function insertToken (
   db: Transaction<DB>,
-  token: TokenScope,
+  token: NewApiToken,
   secret: string
 ): Promise<ApiToken> {
   try {
@@ -51,6 +69,7 @@ export async function insertToken (
         secret_hash: hashSecret(secret),
         projects: JSON.stringify(token.projects),
         environments: JSON.stringify(token.environments),
+        expires_at: token.expiresAt,
       })
       .returning(columns)
       .executeTakeFirstOrThrow()
@@ -61,18 +80,27 @@ export async function insertToken (
   }
 }
 
-export async function listTokens (db: Queryable): Promise<ApiToken[]> {
-  const rows = await db.selectFrom('api_tokens').select(columns).orderBy('name').execute()
+/** Every token, by name; only those of this name, or those whose projects name this project, when asked. */
+export async function listTokens (db: Queryable, only: { name?: string; project?: string } = {}): Promise<ApiToken[]> {
+  let query = db.selectFrom('api_tokens').select(columns)
+  if (only.name !== undefined) query = query.where('name', '=', only.name)
+  if (only.project !== undefined) query = query.where(sql<boolean>`projects ? ${only.project}`)
+  const rows = await query.orderBy('name').execute()
   return rows.map(toToken)
 }
 
-export async function deleteToken (db: Transaction<DB>, name: string): Promise<ApiToken | undefined> {
-  const row = await db
-    .deleteFrom('api_tokens')
+export async function setExpiry (trx: Transaction<DB>, name: string, expiresAt: Date | null): Promise<ApiToken> {
+  const row = await trx
+    .updateTable('api_tokens')
+    .set({ expires_at: expiresAt })
     .where('name', '=', name)
     .returning(columns)
-    .executeTakeFirst()
-  return row && toToken(row)
+    .executeTakeFirstOrThrow()
+  return toToken(row)
+}
+
+export async function deleteToken (db: Transaction<DB>, name: string): Promise<void> {
+  await db.deleteFrom('api_tokens').where('name', '=', name).execute()
 }
 
 /**
@@ -93,6 +121,14 @@ export async function ensureInitTokens (db: Database, secrets: string[]): Promis
       .onConflict((oc) => oc.doNothing())
       .execute()
   }
+}
+
+export async function projectExists (db: Queryable, project: string): Promise<boolean> {
+  return (await db.selectFrom('projects').select('id').where('id', '=', project).executeTakeFirst()) !== undefined
+}
+
+export async function environmentExists (db: Queryable, environment: string): Promise<boolean> {
+  return (await db.selectFrom('environments').select('name').where('name', '=', environment).executeTakeFirst()) !== undefined
 }
 
 export async function anyTokenExists (db: Database): Promise<boolean> {

@@ -19,6 +19,17 @@ function isCidr (value: string): boolean {
   return /^(0|[1-9]\d{0,2})$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128)
 }
 
+/**
+ * A semver version in its canonical form, as Unleash 8.2 accepts it: strict semantic versioning,
+ * build metadata included (`1.2.3+4000`, `1.2.3-beta.1+build.5`); no leading `v`, no spaces.
+ * (`semver.valid` drops build metadata, so it cannot say whether the text was canonical.)
+ */
+export function isStrictSemver (value: string): boolean {
+  const parsed = semver.parse(value, { loose: false })
+  if (parsed === null) return false
+  return (parsed.build.length > 0 ? `${parsed.version}+${parsed.build.join('.')}` : parsed.version) === value
+}
+
 /** Why a single value does not fit its operator, or undefined. */
 function valueProblem (operator: Operator, value: string, limits: ConstraintLimits): string | undefined {
   if (operator === 'REGEX') {
@@ -32,7 +43,7 @@ function valueProblem (operator: Operator, value: string, limits: ConstraintLimi
   if (value.length > limits.maxValueLength) return `must NOT have more than ${limits.maxValueLength} characters (only a REGEX pattern may be longer)`
   if (operator.startsWith('NUM_') && !isFiniteNumberText(value)) return 'must be a finite number'
   if (operator.startsWith('DATE_') && !isDateTime(value)) return 'must be an RFC 3339 date-time, such as 2025-01-31T12:00:00Z'
-  if (operator.startsWith('SEMVER_') && semver.valid(value) !== value) return 'must be a valid semver version (strict semantic versioning, such as 1.2.3 or 2.0.0-rc.1; no leading v)'
+  if (operator.startsWith('SEMVER_') && !isStrictSemver(value)) return 'must be a valid semver version (strict semantic versioning, such as 1.2.3, 2.0.0-rc.1 or 1.2.3+build.5; no leading v)'
   return undefined
 }
 

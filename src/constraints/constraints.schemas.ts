@@ -38,5 +38,5 @@ export type Constraint = Static<ReturnType<typeof constraintSchema>>
 export const constraintsSchema = (limits: ConstraintLimits) =>
   Type.Array(constraintSchema(limits), {
     maxItems: limits.maxConstraints,
-    description: `All must match (at most ${limits.maxConstraints}). Validated as Unleash does: list operators need a value; NUM values are finite numbers, DATE values RFC 3339 date-times, SEMVER values strict semver (no leading v), REGEX values compile in RE2 syntax and cannot be inverted, IN_CIDR values are IP addresses or CIDR ranges. Stored and served exactly as sent.`,
+    description: `All must match (at most ${limits.maxConstraints}). Validated as Unleash does: list operators need a value; NUM values are finite numbers, DATE values RFC 3339 date-times, SEMVER values strict semver, build metadata allowed (no leading v), REGEX values compile in RE2 syntax and cannot be inverted, IN_CIDR values are IP addresses or CIDR ranges. Stored and served exactly as sent.`,
   })

@@ -72,6 +72,8 @@ export interface ApiTokensTable {
   environments: ColumnType<string[], string, string>
   type: ColumnType<TokenType, TokenType | undefined, never>
   created_at: CreatedAt
+  /** NULL: never expires. */
+  expires_at: ColumnType<Date | null, Date | null | undefined, Date | null>
 }
 
 export interface EventsTable {

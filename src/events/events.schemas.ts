@@ -68,6 +68,8 @@ export const EVENT_TYPES = [
   'group-user-removed',
   'project-access-group-roles-updated',
   'project-access-group-roles-deleted',
+  'api-token-updated',
+  'strategy-deleted',
   'feature-stale-on',
   'feature-stale-off',
   'application-created',
@@ -98,6 +100,7 @@ export type EventType = (typeof EVENT_TYPES)[number]
  */
 export const ADMIN_ONLY_EVENTS: EventType[] = [
   'api-token-created',
+  'api-token-updated',
   'api-token-deleted',
   'addon-config-created',
   'addon-config-updated',
@@ -202,8 +205,18 @@ export const Event = Type.Object({
   preData: Type.Optional(Type.Unknown()),
 })
 
-/** A page of the events list. */
-export const EventList = Type.Object({ events: Type.Array(Event), nextCursor: Type.Optional(Type.String()) })
+/** A page of the events list: Unleash's eventsSchema, with a cursor when more match. */
+export const EventList = Type.Object({
+  version: Type.Literal(1),
+  events: Type.Array(Event),
+  nextCursor: Type.Optional(Type.String({ description: 'Present when more events match: the cursor of the next page' })),
+})
+
+/** An event as the search finds it: with the id of the change that recorded it. */
+export const FoundEvent = Type.Composite([
+  Event,
+  Type.Object({ groupId: Type.String({ description: 'The change (transaction) that recorded it: the events of one change share it (groupId=IS:<it> finds them)' }) }),
+])
 
 export interface EventsPage {
   events: StoredEvent[]

@@ -3,6 +3,8 @@ import { ALL, isAdmin, type TokenScope } from '../access/scope.js'
 import type { Database, DB, Queryable } from '../db/types.js'
 import { type EventFilter, type EventsPage, type NewEvent, type Visibility } from './events.schemas.js'
 import { insertEvents, listEvents } from './events.store.js'
+import { eventCreators, searchEvents } from './event-search.store.js'
+import { eventSearch, type EventSearchQuery } from './event-search.js'
 
 /** What the work of a change gets: its transaction, and where to announce its events. */
 export interface Change {
@@ -63,3 +65,14 @@ export const visibilityOf = (token: TokenScope, adminEvents = isAdmin(token)): V
 /** A page of the events the caller may see, newest first. */
 export const eventsPage = (db: Database, filter: EventFilter, token: TokenScope, adminEvents?: boolean): Promise<EventsPage> =>
   listEvents(db, filter, visibilityOf(token, adminEvents))
+
+/** The events a search finds that the caller may see (Unleash's event log), and how many in all; 400 naming a filter not in Unleash's form. */
+export const eventsFound = (db: Database, query: EventSearchQuery, token: TokenScope, adminEvents?: boolean) =>
+  searchEvents(db, eventSearch(query), visibilityOf(token, adminEvents))
+
+/** The newest 50 events of a feature the caller may see, and how many it has in all (Unleash's deprecated per-feature read). */
+export const featureEvents = (db: Database, feature: string, token: TokenScope, adminEvents?: boolean) =>
+  searchEvents(db, { features: { values: [feature], negated: false }, limit: 50, offset: 0 }, visibilityOf(token, adminEvents))
+
+/** Who made the events the caller may see. */
+export const creatorsOfEvents = (db: Database, token: TokenScope, adminEvents?: boolean) => eventCreators(db, visibilityOf(token, adminEvents))

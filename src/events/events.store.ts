@@ -140,7 +140,7 @@ export async function committedVersion (db: Queryable): Promise<string> {
 }
 
 /** Events of those projects, in those environments or in none, and the admin-only ones when allowed. */
-function visibleTo (visibility: Visibility) {
+export function visibleTo (visibility: Visibility) {
   return (eb: ExpressionBuilder<DB, 'events'>) => {
     const conditions = []
     if (visibility.projects !== undefined) {

@@ -20,8 +20,11 @@ const METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as 
  */
 export function methodNotAllowed (app: FastifyInstance): () => void {
   const paths = new Map<string, Set<string>>()
+  /** The secret path parameters of a path (its log lines redact them for every method). */
+  const secrets = new Map<string, boolean | readonly string[]>()
   app.addHook('onRoute', (route) => {
     if (!route.url.startsWith('/api/') || route.config?.methodNotAllowed) return
+    if (route.config?.secretPath) secrets.set(route.url, route.config.secretPath)
     const methods = paths.get(route.url) ?? new Set<string>()
     for (const method of [route.method].flat()) {
       methods.add(method)
@@ -37,7 +40,7 @@ export function methodNotAllowed (app: FastifyInstance): () => void {
       app.route({
         method: missing,
         url,
-        config: { access: 'any', methodNotAllowed: true },
+        config: { access: 'any', methodNotAllowed: true, ...(secrets.has(url) && { secretPath: secrets.get(url) }) },
         schema: { hide: true },
         handler: async (request) => {
           throw new ApiError('MethodNotAllowedError', `${request.method} is not allowed on ${url}; it allows ${allow}`, [], {

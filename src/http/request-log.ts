@@ -1,26 +1,38 @@
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify'
+import type { FastifyBaseLogger, FastifyInstance, FastifyRequest } from 'fastify'
 import fp from 'fastify-plugin'
 
 declare module 'fastify' {
   interface FastifyContextConfig {
     /** The query holds secrets (an authorization code, a state, a reset token): the log line shows the path only. */
     secretQuery?: boolean
-    /** The path parameters are secrets (a sign-up token): the log line shows the route with them redacted. */
-    secretPath?: boolean
+    /**
+     * Path parameters that hold secrets: true for every one (a sign-up token's path: the log line
+     * shows the route with them redacted and no query), or the names of those that may (an API
+     * token's: the route's path with them redacted, the others and the query as sent).
+     */
+    secretPath?: boolean | readonly string[]
   }
 }
 
 /**
  * The URL as logged: without its query when the route says the query holds secrets, or when no
  * route matched; the route's pattern with every parameter `[redacted]` (and no query) when its
- * path holds secrets.
+ * path holds secrets; the route's pattern with the named parameters `[redacted]` when it names
+ * the ones that may.
  */
-const loggedUrl = (url: string, config: { secretQuery?: boolean; secretPath?: boolean }, route: string | undefined) => {
-  if (config.secretPath === true && route !== undefined) return route.replace(/:[A-Za-z0-9_]+/g, '[redacted]')
+function loggedUrl (request: FastifyRequest) {
+  const { url } = request
+  const { secretQuery, secretPath } = request.routeOptions.config
+  const route = request.routeOptions.url
+  if (secretPath === true && route !== undefined) return route.replace(/:[A-Za-z0-9_]+/g, '[redacted]')
   const at = url.indexOf('?')
   // A path that matched no route: its query may be a link's meant for a page not served (the UI not built).
-  const secret = config.secretQuery === true || route === undefined
-  return secret && at >= 0 ? `${url.slice(0, at)}?[redacted]` : url
+  const query = at < 0 ? '' : secretQuery === true || route === undefined ? '?[redacted]' : url.slice(at)
+  if (!Array.isArray(secretPath) || route === undefined) return `${url.slice(0, at < 0 ? url.length : at)}${query}`
+  const named: readonly string[] = secretPath
+  const params = request.params as Record<string, unknown>
+  const path = route.replace(/:(\w+)/g, (_, name: string) => (named.includes(name) ? '[redacted]' : encodeURIComponent(String(params[name] ?? ''))))
+  return `${path}${query}`
 }
 
 /** An incoming x-request-id is kept when it looks like an id; otherwise the request gets a UUID. */
@@ -83,7 +95,7 @@ export const requestLogPlugin = fp(
       const line = {
         reqId: request.id,
         method: request.method,
-        url: loggedUrl(request.url, request.routeOptions.config, request.routeOptions.url),
+        url: loggedUrl(request),
         statusCode: reply.statusCode,
         responseTime: Math.round(reply.elapsedTime * 100) / 100,
       }

@@ -83,6 +83,18 @@ export async function segmentsById (trx: Transaction<DB>, ids: readonly number[]
   return rows.map(toSegment)
 }
 
+/** The segments a strategy uses, by id. */
+export async function segmentsOfStrategy (db: Queryable, strategyId: string): Promise<Segment[]> {
+  const rows = await db
+    .selectFrom('segments')
+    .innerJoin('feature_strategy_segments as ss', 'ss.segment_id', 'segments.id')
+    .select(columns.map((c) => `segments.${c}` as const))
+    .where('ss.strategy_id', '=', strategyId)
+    .orderBy('segments.id')
+    .execute()
+  return rows.map(toSegment)
+}
+
 export interface SegmentFields {
   name: string
   description: string | null

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox'
 import type { Database } from '../db/types.js'
 import { errorStatuses } from '../http/openapi.js'
 import { EmptyReply, responseHeader, UrlFriendly } from '../http/schemas.js'
-import { changeDefinition, createDefinition, definition, definitions, setDefinitionDeprecated } from './definitions.service.js'
+import { changeDefinition, createDefinition, definition, definitions, removeDefinition, setDefinitionDeprecated } from './definitions.service.js'
 import { NewStrategyDefinition, StrategyDefinition, UpdateStrategyDefinition } from './strategies.schemas.js'
 
 const NameParams = Type.Object({ name: UrlFriendly('Strategy name') })
@@ -47,11 +47,11 @@ export const definitionRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
   app.post(
     '/api/admin/strategies',
     {
-      config: { access: 'admin', role: 'admin' },
+      config: { access: 'admin', role: 'editor' },
       schema: {
         tags: ['Strategy definitions'],
         operationId: 'createStrategy',
-        summary: 'Add a custom strategy definition (needs a */* token)',
+        summary: 'Add a custom strategy definition (an Editor or Admin; a */* token)',
         description:
           'As Unleash: 201 with the definition and a Location header; 409 when the name is taken. Parameter types: string, percentage, list, number, boolean; strategies using it are checked against them. displayName, editable and deprecated, as a read returns them, are accepted and ignored. Records strategy-created.',
         body: NewStrategyDefinition,
@@ -68,11 +68,11 @@ export const definitionRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
   app.put(
     '/api/admin/strategies/:name',
     {
-      config: { access: 'admin', role: 'admin' },
+      config: { access: 'admin', role: 'editor' },
       schema: {
         tags: ['Strategy definitions'],
         operationId: 'updateStrategy',
-        summary: 'Replace a custom strategy definition (needs a */* token)',
+        summary: 'Replace a custom strategy definition (an Editor or Admin; a */* token)',
         description:
           'As Unleash: 200 with no body. A built-in definition cannot be edited: 400 (Unleash answers 500). Strategies already using it are not changed; their next write is checked against the new parameters. Records strategy-updated; the same definition again changes nothing.',
         params: NameParams,
@@ -87,15 +87,36 @@ export const definitionRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
     }
   )
 
+  app.delete(
+    '/api/admin/strategies/:name',
+    {
+      config: { access: 'admin', role: 'editor' },
+      schema: {
+        tags: ['Strategy definitions'],
+        operationId: 'removeStrategy',
+        summary: 'Delete a custom strategy definition (an Editor or Admin; a */* token)',
+        description:
+          'As Unleash: 200 with no body; records strategy-deleted with its name. A built-in definition cannot be deleted: 400 (Unleash answers 500); an unknown one is 404. Unlike Unleash, a definition some strategy uses (of a feature archived or not) is 409, naming them: remove it from them first.',
+        params: NameParams,
+        errors: errorStatuses(400, 403, 404, 409, 413, 415),
+        response: { 200: EmptyReply },
+      },
+    },
+    async (request, reply) => {
+      await removeDefinition(db, request.params.name, request.author)
+      return reply.code(200).send()
+    }
+  )
+
   for (const [action, deprecated] of [['deprecate', true], ['reactivate', false]] as const) {
     app.post(
       `/api/admin/strategies/:name/${action}`,
       {
-        config: { access: 'admin', role: 'admin' },
+        config: { access: 'admin', role: 'editor' },
         schema: {
           tags: ['Strategy definitions'],
           operationId: deprecated ? 'deprecateStrategy' : 'reactivateStrategy',
-          summary: `${deprecated ? 'Deprecate' : 'Reactivate'} a strategy definition (needs a */* token)`,
+          summary: `${deprecated ? 'Deprecate' : 'Reactivate'} a strategy definition (an Editor or Admin; a */* token)`,
           description: `200 with no body; records strategy-${deprecated ? 'deprecated' : 'reactivated'} (nothing when it already is${deprecated ? '' : ' active'}). Built-in definitions too. A deprecated definition can still be used.`,
           params: NameParams,
           errors: errorStatuses(400, 403, 404, 413, 415),

@@ -1,9 +1,20 @@
 import type { Static } from '@sinclair/typebox'
 import type { Database } from '../db/types.js'
-import { badData, invalidField, notFound } from '../errors.js'
+import { ApiError, badData, invalidField, notFound } from '../errors.js'
 import { withChange, type Writer } from '../events/events.service.js'
 import { type Author, toJsonText } from '../events/events.schemas.js'
-import { type DefinitionFields, findDefinition, insertDefinition, listDefinitions, lockDefinition, setDeprecated, updateDefinition } from './definitions.store.js'
+import {
+  type DefinitionFields,
+  definitionUses,
+  deleteDefinition,
+  findDefinition,
+  insertDefinition,
+  listDefinitions,
+  lockDefinition,
+  lockDefinitionForDelete,
+  setDeprecated,
+  updateDefinition,
+} from './definitions.store.js'
 import type { NewStrategyDefinition, UpdateStrategyDefinition } from './strategies.schemas.js'
 
 const missing = (name: string) => notFound(`No strategy definition named ${name}`)
@@ -62,5 +73,26 @@ export function setDefinitionDeprecated (writer: Writer, name: string, deprecate
     if (current.deprecated === deprecated) return
     await setDeprecated(trx, name, deprecated)
     record({ type: deprecated ? 'strategy-deprecated' : 'strategy-reactivated', createdBy, data: toJsonText({ name }) })
+  })
+}
+
+/**
+ * Deletes a custom definition (strategy-deleted with its name, as Unleash). Built-in ones cannot
+ * be deleted (400; Unleash answers 500). Unlike Unleash, a definition some strategy uses (of a
+ * feature archived or not) is not deleted: 409 naming them, since SDKs would otherwise be
+ * served strategies that nothing defines.
+ */
+export function removeDefinition (writer: Writer, name: string, createdBy: Author) {
+  return withChange(writer, async ({ trx, record }) => {
+    const current = await lockDefinitionForDelete(trx, name)
+    if (!current) throw missing(name)
+    if (!current.editable) throw badData(`Strategy ${name} is built in and cannot be deleted (deprecate it instead)`)
+    const { total, uses } = await definitionUses(trx, name, 10)
+    if (total > 0) {
+      const where = uses.map((u) => `${u.feature} in ${u.environment}`).join(', ')
+      throw new ApiError('InUseError', `Strategy ${name} is used by ${total} strategies (${where}${total > uses.length ? ', …' : ''}); remove it from them first`)
+    }
+    await deleteDefinition(trx, name)
+    record({ type: 'strategy-deleted', createdBy, data: toJsonText({ name }), preData: toJsonText(current) })
   })
 }

@@ -48,6 +48,38 @@ export async function lockDefinition (trx: Transaction<DB>, name: string): Promi
   return row && toDefinition(row)
 }
 
+/**
+ * The definition a strategy about to be written names, its key locked (FOR KEY SHARE) until the
+ * transaction ends: a definition being deleted waits for the write, and then sees its use.
+ */
+export async function findDefinitionForUse (trx: Transaction<DB>, name: string): Promise<StrategyDefinition | undefined> {
+  const row = await trx.selectFrom('strategy_definitions').select(columns).where('name', '=', name).forKeyShare().executeTakeFirst()
+  return row && toDefinition(row)
+}
+
+/** The definition, locked for deletion: strategies about to use it wait, and then find it gone. */
+export async function lockDefinitionForDelete (trx: Transaction<DB>, name: string): Promise<StrategyDefinition | undefined> {
+  const row = await trx.selectFrom('strategy_definitions').select(columns).where('name', '=', name).forUpdate().executeTakeFirst()
+  return row && toDefinition(row)
+}
+
+/** The strategies (of features archived or not) that use a definition: at most `limit`, and how many there are. */
+export async function definitionUses (trx: Transaction<DB>, name: string, limit: number) {
+  const rows = await trx
+    .selectFrom('feature_strategies')
+    .select(['feature_name', 'environment_name', (eb) => eb.fn.countAll<string>().over().as('total')])
+    .where('strategy_name', '=', name)
+    .orderBy('feature_name')
+    .orderBy('environment_name')
+    .limit(limit)
+    .execute()
+  return { total: Number(rows[0]?.total ?? 0), uses: rows.map((r) => ({ feature: r.feature_name, environment: r.environment_name })) }
+}
+
+export async function deleteDefinition (trx: Transaction<DB>, name: string) {
+  await trx.deleteFrom('strategy_definitions').where('name', '=', name).execute()
+}
+
 export interface DefinitionFields {
   name: string
   title: string | null

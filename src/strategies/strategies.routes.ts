@@ -114,7 +114,7 @@ export const strategyRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
         tags: ['Strategies'],
         operationId: 'updateFeatureStrategy',
         summary: 'Replace a strategy',
-        description: `As Unleash: name, title and disabled are kept when left out; parameters and constraints are replaced (left out: none, with flexibleRollout's defaults). Unlike Unleash, a sortOrder sent is applied. A document equal to the stored one changes nothing and records nothing; otherwise feature-strategy-update with data and preData. If no strategy that is not disabled is left on a feature switched on, it is switched off (feature-environment-disabled), as Unleash does: a feature on with no active strategy would be on for everyone. If-Match (412). ${WRITE_CHECKS}`,
+        description: `As Unleash: name, title and disabled are kept when left out; a body as a read returns it (with the strategy's id) is accepted, another id than the path's is 400; parameters and constraints are replaced (left out: none, with flexibleRollout's defaults). Unlike Unleash, a sortOrder sent is applied. A document equal to the stored one changes nothing and records nothing; otherwise feature-strategy-update with data and preData. If no strategy that is not disabled is left on a feature switched on, it is switched off (feature-environment-disabled), as Unleash does: a feature on with no active strategy would be on for everyone. If-Match (412). ${WRITE_CHECKS}`,
         params: StrategyParams,
         headers: IfMatchHeader,
         body: updateStrategySchema(limits),

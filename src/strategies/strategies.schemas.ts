@@ -77,7 +77,11 @@ export const STRATEGY_PLACES = { strategy: '', variants: '/variants' } as const
 
 export const updateStrategySchema = (limits: StrategyLimits) =>
   Type.Object(
-    { name: Type.Optional(UrlFriendly('The strategy definition; the current one when left out')), ...strategyMembers(limits) },
+    {
+      id: Type.Optional(Type.String({ maxLength: 100, description: "The strategy's id, as a read returns it (accepted back, as Unleash); it must be the id in the path" })),
+      name: Type.Optional(UrlFriendly('The strategy definition; the current one when left out')),
+      ...strategyMembers(limits),
+    },
     { additionalProperties: false }
   )
 

@@ -4,7 +4,8 @@ import { ulid } from 'ulid'
 import { lockFeatureEnvironment, readFeatureEnvironment } from '../features/features.store.js'
 import { switchEnvironment } from '../features/features.service.js'
 import type { FeatureEnvironmentRef } from '../features/missing.js'
-import type { Database, Queryable } from '../db/types.js'
+import type { Database } from '../db/types.js'
+import { coversEnvironment, coversProject, type TokenScope } from '../access/scope.js'
 import { invalidField, notFound, refusedAt, RuleError } from '../errors.js'
 import { type Change, withChange, type Writer } from '../events/events.service.js'
 import { type Author, toJsonText } from '../events/events.schemas.js'
@@ -13,8 +14,8 @@ import { strongEtag } from '../http/etag.js'
 import { ajvProblems, strictAjv } from '../validation.js'
 import { applyPatches } from '../variants/json-patch.js'
 import type { PatchOperation } from '../variants/variants.schemas.js'
-import { segmentsById } from '../segments/segments.store.js'
-import { findDefinition } from './definitions.store.js'
+import { segmentsById, segmentsOfStrategy } from '../segments/segments.store.js'
+import { findDefinitionForUse } from './definitions.store.js'
 import { type FeatureStrategy, type NewStrategy, type StoredStrategy, STRATEGY_PLACES, strategyDocumentSchema, type StrategyLimits, type updateStrategySchema } from './strategies.schemas.js'
 import {
   deleteStrategy,
@@ -25,6 +26,7 @@ import {
   projectDefaultStrategy,
   setSortOrder,
   strategyCount,
+  strategyPlace,
   updateStrategy,
 } from './strategies.store.js'
 import { resolveStrategy, type StrategyDocument, type StrategyInput, strategyInput } from './strategy-rules.js'
@@ -72,8 +74,8 @@ async function lockStrategy (trx: Change['trx'], ref: FeatureEnvironmentRef, id:
 }
 
 /** The definition a strategy names; 400 at `path` when there is none. */
-async function definitionFor (db: Queryable, name: string, path: string) {
-  const definition = await findDefinition(db, name)
+async function definitionFor (trx: Change['trx'], name: string, path: string) {
+  const definition = await findDefinitionForUse(trx, name)
   if (!definition) throw invalidField(path, `names no strategy definition: ${name} (GET /api/admin/strategies lists them; POST there adds a custom one)`)
   return definition
 }
@@ -83,13 +85,13 @@ async function definitionFor (db: Queryable, name: string, path: string) {
  * strategy's; 400 naming the first that does not, at `<root>/segments/<index>`. Their rows'
  * key locks are held, so that none is deleted before the change commits.
  */
-async function checkSegments (change: Change, ref: FeatureEnvironmentRef, ids: readonly number[], root: string) {
+async function checkSegments (change: Change, ref: FeatureEnvironmentRef, ids: readonly number[], root: string, member = 'segments') {
   const found = new Map((await segmentsById(change.trx, ids)).map((s) => [s.id, s]))
   ids.forEach((id, i) => {
     const segment = found.get(id)
-    if (!segment) throw invalidField(`${root}/segments/${i}`, `names no segment: ${id}`)
+    if (!segment) throw invalidField(`${root}/${member}/${i}`, `names no segment: ${id}`)
     if (segment.project !== null && segment.project !== ref.project) {
-      throw invalidField(`${root}/segments/${i}`, `names segment ${segment.name} of project ${segment.project}, which only strategies of that project may use`)
+      throw invalidField(`${root}/${member}/${i}`, `names segment ${segment.name} of project ${segment.project}, which only strategies of that project may use`)
     }
   })
 }
@@ -219,6 +221,8 @@ export function replaceStrategy (
   rules: StrategyRules,
   request: { ifMatch: string | undefined; createdBy: Author }
 ) {
+  // A body read back carries the strategy's own id (Unleash accepts it); another id is a mistake.
+  if (body.id !== undefined && body.id !== id) throw invalidField('/body/id', `must be ${id}, the id in the path, if given: a strategy's id cannot change`)
   return withChange(writer, async (change) => {
     const { enabled, current } = await lockStrategy(change.trx, ref, id, request.ifMatch)
     const name = body.name ?? current.strategy.name
@@ -351,3 +355,38 @@ const fromProjectDefault = (stored: StrategyDocument, feature: string, sortOrder
 
 /** The strategy a feature switched on with none gets, as Unleash: flexibleRollout at 100 %, stickiness default, groupId the feature name. */
 export const defaultStrategy = (feature: string) => ({ name: 'flexibleRollout', parameters: { rollout: '100', stickiness: 'default', groupId: feature } }) satisfies NewStrategy
+
+/** Where a strategy is said to be (POST /api/admin/segments/strategies names it so). */
+export interface StrategyPlace {
+  project: string
+  environment: string
+  strategyId: string
+}
+
+/** The segments a strategy uses, when the reader may see its project and environment; none for a strategy that does not exist (as Unleash). */
+export async function segmentsOfStrategyFor (db: Database, strategyId: string, token: TokenScope) {
+  const place = await strategyPlace(db, strategyId)
+  if (!place || !coversProject(token, place.project) || !coversEnvironment(token, place.environment)) return []
+  return segmentsOfStrategy(db, strategyId)
+}
+
+/**
+ * A strategy's segments become exactly these (feature-strategy-update with the strategy before
+ * and after; the same segments again change nothing), each checked as a strategy's segments
+ * are. Unlike Unleash, which checks neither and records nothing, the strategy must be of the
+ * project and environment named (404 otherwise), so that a right in one project never reaches
+ * another's strategy, and the change is recorded.
+ */
+export function setStrategySegments (writer: Writer, place: StrategyPlace, segmentIds: readonly number[], createdBy: Author) {
+  return withChange(writer, async (change) => {
+    const found = await strategyPlace(change.trx, place.strategyId)
+    if (!found || found.project !== place.project || found.environment !== place.environment) {
+      throw notFound(`Strategy ${place.strategyId} does not exist in environment ${place.environment} of project ${place.project}`)
+    }
+    const ref = { project: place.project, feature: found.feature, environment: place.environment }
+    const { enabled, current } = await lockStrategy(change.trx, ref, place.strategyId, undefined)
+    await checkSegments(change, ref, segmentIds, '/body', 'segmentIds')
+    const segments = [...segmentIds].sort((a, b) => a - b)
+    await writeStrategy(change, ref, enabled, current, { ...documentOf(current.strategy), segments }, createdBy)
+  })
+}

@@ -64,6 +64,16 @@ export async function findStrategy (db: Queryable, ref: FeatureEnvironmentRef, i
   return row && toStrategy(row)
 }
 
+/** Where a strategy is: its feature, that feature's project, and its environment (whatever feature it is of). */
+export async function strategyPlace (db: Queryable, id: string): Promise<{ feature: string; project: string; environment: string } | undefined> {
+  return db
+    .selectFrom('feature_strategies as s')
+    .innerJoin('features as f', 'f.name', 's.feature_name')
+    .select(['s.feature_name as feature', 'f.project_id as project', 's.environment_name as environment'])
+    .where('s.id', '=', id)
+    .executeTakeFirst()
+}
+
 /** How many strategies the feature-environment has, and the sortOrder after the last one. */
 export async function strategyCount (trx: Transaction<DB>, ref: FeatureEnvironmentRef) {
   const row = await trx

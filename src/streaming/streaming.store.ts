@@ -113,12 +113,12 @@ export async function changesBetween (q: Queryable, from: bigint, watermark: big
     .execute()
 }
 
-/** The names of the API tokens deleted by transactions from `from` to below `watermark`. */
+/** The names of the API tokens deleted, or given a new expiry, by transactions from `from` to below `watermark`. */
 export async function tokensDeletedBetween (q: Queryable, from: bigint, watermark: bigint): Promise<string[]> {
   const rows = await q
     .selectFrom('events')
     .select(sql<string>`data::json->>'tokenName'`.as('name'))
-    .where('type', '=', 'api-token-deleted')
+    .where('type', 'in', ['api-token-deleted', 'api-token-updated'])
     .where('xact_id', '>=', from.toString())
     .where('xact_id', '<', watermark.toString())
     .execute()

@@ -37,7 +37,12 @@ interface Stream {
   tokenKey: string
   tokenName: string
   closed: boolean
+  /** Ends the stream when its token expires. */
+  expiry?: NodeJS.Timeout
 }
+
+/** Longest a timer waits (Node's limit, about 24.8 days): a stream whose token expires later ends then, and its SDK connects again. */
+const MAX_TIMER_MS = 2 ** 31 - 1
 
 interface Join {
   stream: Stream
@@ -122,6 +127,8 @@ export class Streams implements Worker {
     // The slot is given back when the client leaves, whenever that is: before this line too.
     sink.onClose(() => this.#forget(stream))
     if (stream.closed) return
+    // A stream lives no longer than its token.
+    if (token.expiresAt) stream.expiry = setTimeout(() => this.#end(stream), Math.min(Math.max(token.expiresAt.getTime() - Date.now(), 0), MAX_TIMER_MS)).unref()
     sink.begin()
     this.#joins.push({ stream, lastEventId: parseRevision(lastEventId) })
     this.#kick()
@@ -148,6 +155,7 @@ export class Streams implements Worker {
   #forget (stream: Stream): void {
     if (stream.closed) return
     stream.closed = true
+    clearTimeout(stream.expiry)
     this.#count--
     const left = (this.#perToken.get(stream.tokenKey) ?? 1) - 1
     if (left === 0) this.#perToken.delete(stream.tokenKey)
@@ -221,7 +229,7 @@ export class Streams implements Worker {
       result = await readSnapshot(this.db, async (trx) => {
         const position = await readPosition(trx, horizon)
         const updates = new Map<string, DeltaEvent[]>()
-        // A stream lives as long as its token: one deleted since the last round ends its streams.
+        // A stream lives as long as its token: one deleted (or given a new expiry) since the last round ends its streams; their SDKs connect again, checked afresh.
         const deleted = from !== undefined && this.#scopes.size > 0 ? await tokensDeletedBetween(trx, from, position.watermark) : []
         if (from !== undefined && this.#scopes.size > 0) {
           const plan = await planFrom(trx, position, from, this.options.replayLimit)

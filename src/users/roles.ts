@@ -8,8 +8,8 @@ export interface Role {
 }
 
 export const ROLES: readonly Role[] = [
-  { id: ROLE_IDS.Admin, type: 'root', name: 'Admin', description: 'Everything: users, API tokens, webhooks, strategy definitions, projects and environments, and all an Editor does' },
-  { id: ROLE_IDS.Editor, type: 'root', name: 'Editor', description: 'Reads everything; writes features, strategies, variants, segments, lifecycle, context fields, tags and imports in every project' },
+  { id: ROLE_IDS.Admin, type: 'root', name: 'Admin', description: 'Everything: users, API tokens, webhooks, projects and environments, and all an Editor does' },
+  { id: ROLE_IDS.Editor, type: 'root', name: 'Editor', description: 'Reads everything; writes features, strategies, variants, segments, lifecycle, context fields, tags, strategy definitions, project API tokens and imports in every project' },
   { id: ROLE_IDS.Viewer, type: 'root', name: 'Viewer', description: 'Reads everything, changes nothing' },
   { id: ROLE_IDS.Member, type: 'project', name: 'Member', description: 'In one project: writes features, strategies, variants, dependencies and lifecycle, as an Editor does' },
 ]
@@ -86,9 +86,14 @@ const EDITOR_ROOT = [
   'CREATE_SEGMENT', 'UPDATE_SEGMENT', 'DELETE_SEGMENT',
   'CREATE_CONTEXT_FIELD', 'UPDATE_CONTEXT_FIELD', 'DELETE_CONTEXT_FIELD',
   'CREATE_TAG_TYPE', 'UPDATE_TAG_TYPE', 'DELETE_TAG_TYPE',
+  'CREATE_STRATEGY', 'UPDATE_STRATEGY', 'DELETE_STRATEGY',
+  'READ_CLIENT_API_TOKEN', 'READ_FRONTEND_API_TOKEN',
 ]
 /** Permissions in a project. */
-const PROJECT = ['CREATE_FEATURE', 'UPDATE_FEATURE', 'DELETE_FEATURE', 'UPDATE_FEATURE_VARIANTS', 'UPDATE_FEATURE_DEPENDENCY']
+const PROJECT = [
+  'CREATE_FEATURE', 'UPDATE_FEATURE', 'DELETE_FEATURE', 'UPDATE_FEATURE_VARIANTS', 'UPDATE_FEATURE_DEPENDENCY',
+  'READ_PROJECT_API_TOKEN', 'CREATE_PROJECT_API_TOKEN', 'DELETE_PROJECT_API_TOKEN',
+]
 /** Permissions in a project's environments. */
 const ENVIRONMENT = [
   'CREATE_FEATURE_STRATEGY', 'UPDATE_FEATURE_STRATEGY', 'DELETE_FEATURE_STRATEGY',

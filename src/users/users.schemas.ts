@@ -278,6 +278,6 @@ export const FeedbackUpdate = Type.Object(
   { additionalProperties: false }
 )
 
-export const PreferenceParams = Type.Object({ id: PreferenceId('The feedback prompt or splash screen') })
+export const PreferenceParams = Type.Object({ id: UrlFriendly('The feedback prompt or splash screen') })
 
 export const Splash = Type.Object({ userId: Type.Integer(), splashId: Type.String(), seen: Type.Literal(true) })

@@ -12,6 +12,8 @@ import {
   DeliveriesQuery,
   Delivery,
   DeliveryParams,
+  IntegrationEvent,
+  IntegrationEventsQuery,
   MAX_CUSTOM_HEADERS,
   MAX_TEMPLATE_LENGTH,
   MAX_URL_LENGTH,
@@ -161,6 +163,27 @@ export const addonRoutes: FastifyPluginAsyncTypebox<{ db: Database; changed: () 
       const page = await webhooks.deliveries(db, request.params.id, { limit, before: cursor === undefined ? undefined : Number(cursor) })
       const last = page.deliveries.at(-1)
       return { deliveries: page.deliveries, ...(page.more && last && { nextCursor: String(last.id) }) }
+    }
+  )
+
+  app.get(
+    '/api/admin/addons/:id/events',
+    {
+      config: { access: 'admin', role: 'admin' },
+      schema: {
+        tags,
+        operationId: 'getIntegrationEvents',
+        summary: "A webhook's deliveries as Unleash's integration events, newest first (needs a */* token)",
+        description: 'As Unleash: {integrationEvents}, each delivery tried at least once with its whole event; success when delivered, failed when every attempt so far failed (given up, or to be tried again at details.nextAttemptAt); details hold its webhook-id and attempts. `limit` (at most 200) from `offset`; a page also stops before 4 MiB of event data (it always holds one). The deliveries read says more (pending ones too, with a cursor).',
+        params: AddonParams,
+        querystring: IntegrationEventsQuery,
+        errors: errorStatuses(400, 403, 404),
+        response: { 200: Type.Object({ integrationEvents: Type.Array(IntegrationEvent) }) },
+      },
+    },
+    async (request) => {
+      const { limit = 50, offset = 0 } = request.query
+      return { integrationEvents: await webhooks.integrationEvents(db, request.params.id, { limit, offset }) }
     }
   )
 

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { EVENT_TYPES } from '../events/events.schemas.js'
+import { Event, EVENT_TYPES } from '../events/events.schemas.js'
 import { Nullable, StringEnum, Timestamp, UrlFriendly } from '../http/schemas.js'
 
 /** What reads show instead of a secret parameter, as Unleash shows sensitive addon parameters. */
@@ -170,4 +170,29 @@ export const Delivery = Type.Object({
 export const DeliveriesQuery = Type.Object({
   limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
   cursor: Type.Optional(Type.String({ pattern: '^[0-9]{1,18}$', description: 'nextCursor of the previous page' })),
+})
+
+export const IntegrationEventsQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50, description: 'At most this many (a page also stops before 4 MiB of event data)' })),
+  offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000, default: 0, description: 'How many to skip, newest first' })),
+})
+
+/** A delivery that was tried, in the shape of Unleash's integration event. */
+export const IntegrationEvent = Type.Object({
+  id: Type.String({ pattern: '^[0-9]+$', description: 'The delivery id' }),
+  integrationId: Type.Integer({ description: 'The addon id' }),
+  createdAt: Timestamp,
+  state: StringEnum(['success', 'failed', 'successWithErrors'] as const, {
+    description: 'success: delivered; failed: every attempt so far failed (given up, or to be tried again: see details.nextAttemptAt)',
+  }),
+  stateDetails: Type.String({ description: 'What the last attempt got' }),
+  event: Event,
+  details: Type.Object({
+    messageId: Type.String({ description: 'The webhook-id header of every attempt' }),
+    attempts: Type.Array(
+      Type.Object({ attempt: Type.Integer(), startedAt: Timestamp, durationMs: Nullable(Type.Integer()), status: Nullable(Type.Integer()), error: Nullable(Type.String()) }),
+      { description: 'Oldest first' }
+    ),
+    nextAttemptAt: Type.Optional(Timestamp),
+  }),
 })

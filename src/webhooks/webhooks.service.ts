@@ -4,6 +4,7 @@ import type { Database } from '../db/types.js'
 import { invalidField, notFound } from '../errors.js'
 import { readerOf, withChange, type Writer } from '../events/events.service.js'
 import { type Author, toJsonText } from '../events/events.schemas.js'
+import { type TriedDelivery, triedDeliveries } from './integration-events.store.js'
 import { templateProblem } from './payload.js'
 import { generateSigningSecret } from './signing.js'
 import { checkTarget, RefusedTarget, type Resolve } from './ssrf.js'
@@ -194,4 +195,41 @@ export async function redeliver (writer: Writer, id: number, deliveryId: number,
   const [delivery] = (await listDeliveries(readerOf(writer), id, { limit: 1, before: deliveryId + 1 })).deliveries
   if (delivery?.id !== deliveryId) throw missing(id)
   return delivery
+}
+
+/** What the last attempt of a delivery got, in words. */
+function outcome (attempt: TriedDelivery['attempts'][number]): string {
+  const status = attempt.status === null ? 'no answer' : `status code ${attempt.status}`
+  return attempt.error === null ? status : `${status}: ${attempt.error}`
+}
+
+/** A tried delivery as Unleash's integration event: delivered is success, else failed (given up, or to be tried again). */
+function integrationEvent (delivery: TriedDelivery) {
+  const last = delivery.attempts.at(-1)!
+  const tries = `${delivery.attempts.length} attempt${delivery.attempts.length === 1 ? '' : 's'}`
+  const stateDetails =
+    delivery.state === 'delivered'
+      ? `Delivered (${outcome(last)}) after ${tries}`
+      : delivery.state === 'dead'
+        ? `Gave up after ${tries}; the last got ${outcome(last)}`
+        : `Failed ${tries} so far; the last got ${outcome(last)}; tried again at ${delivery.nextAttemptAt.toISOString()}`
+  return {
+    id: delivery.id,
+    integrationId: delivery.webhookId,
+    createdAt: last.startedAt,
+    state: delivery.state === 'delivered' ? ('success' as const) : ('failed' as const),
+    stateDetails,
+    event: delivery.event,
+    details: {
+      messageId: delivery.messageId,
+      attempts: delivery.attempts,
+      ...(delivery.state === 'pending' && { nextAttemptAt: delivery.nextAttemptAt }),
+    },
+  }
+}
+
+/** The webhook's tried deliveries as Unleash's integration events, newest first. */
+export async function integrationEvents (db: Database, id: number, page: { limit: number; offset: number }) {
+  if (!(await findWebhook(db, id))) throw missing(id)
+  return (await triedDeliveries(db, id, page)).map(integrationEvent)
 }

@@ -18,6 +18,9 @@ describe('constraintProblems', () => {
       c('DATE_AFTER', { value: '2024-02-29T13:00:00.000+02:00' }),
       c('SEMVER_LT', { value: '2.0.0-rc.1' }),
       c('SEMVER_GTE', { value: '1.2.3' }),
+      // Build metadata, as Unleash 8.2 accepts it.
+      c('SEMVER_EQ', { value: '1.2.3+4000' }),
+      c('SEMVER_GT', { value: '1.2.3-beta.1+build.5' }),
       c('REGEX', { value: '^[[:alpha:]]+\\d{2}(?i)x$', caseInsensitive: true }),
       c('IN_CIDR', { values: ['10.0.0.0/8', '192.168.1.42', '2001:db8::/32', '::1'] }),
     ])).toEqual([])
@@ -29,7 +32,7 @@ describe('constraintProblems', () => {
     expect(problems([c('NUM_LT', {})])).toEqual(['/c/0/value is required for the operator NUM_LT'])
     for (const value of ['abc', '0x10', ' 1', '1e999', '']) expect(problems([c('NUM_EQ', { value })]), value).toHaveLength(1)
     for (const value of ['2024-13-45T25:61:61Z', '2024-02-30T10:00:00Z', 'yesterday', '2024-01-01']) expect(problems([c('DATE_BEFORE', { value })]), value).toHaveLength(1)
-    for (const value of ['v2.0.0', '2.0', '01.2.3', '1.2.3 ']) expect(problems([c('SEMVER_EQ', { value })]), value).toHaveLength(1)
+    for (const value of ['v2.0.0', '2.0', '01.2.3', '1.2.3 ', ' 1.2.3', 'v1.2.3+4000', '1.2.3+', '1.2.3+a..b']) expect(problems([c('SEMVER_EQ', { value })]), value).toHaveLength(1)
     expect(problems([c('REGEX', { value: '(open' })])[0]).toMatch(/^\/c\/0\/value is not a valid RE2 regular expression/)
     expect(problems([c('REGEX', { value: '^(?=a)b$' })])).toHaveLength(1)
     expect(problems([c('REGEX', { value: 'a', inverted: true })])).toEqual(['/c/0/inverted must not be true: a REGEX constraint cannot be inverted (as in Unleash)'])

@@ -135,8 +135,8 @@ describe('api tokens', () => {
     })
     expect(created.statusCode).toBe(201)
     const body = json(created)
-    expect(body).toMatchObject({ tokenName, projects: ['default'], environments: ['*'] })
-    expect(body.secret).toMatch(/^ffa_/)
+    expect(body).toMatchObject({ tokenName, projects: ['default'], project: 'default', environment: '*', expiresAt: null })
+    expect(body.secret).toMatch(/^default:\*\.[0-9a-f]{48}$/)
 
     const stored = await t.database.db
       .selectFrom('api_tokens')
@@ -148,7 +148,7 @@ describe('api tokens', () => {
 
     const list = await t.app.inject({ method: 'GET', url: '/api/admin/api-tokens', headers: auth() })
     const listed = json(list).tokens.find((x: { tokenName: string }) => x.tokenName === tokenName)
-    expect(listed).toEqual({ tokenName, type: 'admin', projects: ['default'], environments: ['*'], createdAt: expect.any(String) })
+    expect(listed).toEqual({ tokenName, type: 'admin', projects: ['default'], project: 'default', environment: '*', expiresAt: null, createdAt: expect.any(String) })
     expect(list.body).not.toContain(body.secret)
 
     const use = () =>

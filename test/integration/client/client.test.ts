@@ -53,7 +53,7 @@ describe('client tokens', () => {
     expect(secret).toMatch(/^default:production\.[0-9a-f]{48}$/)
     expect(clientSecret).toMatch(/^\*:development\.[0-9a-f]{48}$/)
     const list = json(await t.app.inject({ method: 'GET', url: '/api/admin/api-tokens', headers: auth() })).tokens
-    expect(list.find((x: any) => x.tokenName === 'sdk-form')).toMatchObject({ type: 'client', projects: ['default'], environments: ['production'] })
+    expect(list.find((x: any) => x.tokenName === 'sdk-form')).toMatchObject({ type: 'client', projects: ['default'], project: 'default', environment: 'production' })
   })
 
   it('refuses a client token without its environment, or with a list of them; nothing stored', async () => {

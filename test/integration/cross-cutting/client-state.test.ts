@@ -266,15 +266,41 @@ describe('every write route records an event and moves the client version; a ref
       refuse: () => post('/api/admin/api-tokens', { tokenName: uniqueName('tok'), type: 'client', environments: ['development'] }),
     },
     {
-      route: 'DELETE /api/admin/api-tokens/:tokenName',
+      route: 'DELETE /api/admin/api-tokens/:token',
       run: async () => {
-        const name = uniqueName('tok')
-        await post('/api/admin/api-tokens', { tokenName: name })
-        return t.app.inject({ method: 'DELETE', url: `/api/admin/api-tokens/${name}`, headers: auth() })
+        const secret = json(await post('/api/admin/api-tokens', { tokenName: uniqueName('tok') })).secret as string
+        return t.app.inject({ method: 'DELETE', url: `/api/admin/api-tokens/${encodeURIComponent(secret)}`, headers: auth() })
       },
       status: 200,
       event: 'api-token-deleted',
       refuse: () => t.app.inject({ method: 'DELETE', url: '/api/admin/api-tokens/ghost', headers: auth() }),
+    },
+    {
+      route: 'PUT /api/admin/api-tokens/:token',
+      run: async () => {
+        const secret = json(await post('/api/admin/api-tokens', { tokenName: uniqueName('tok') })).secret as string
+        return send('PUT', `/api/admin/api-tokens/${encodeURIComponent(secret)}`, { expiresAt: '2099-01-01T00:00:00Z' })
+      },
+      status: 200,
+      event: 'api-token-updated',
+      refuse: ({ secret }) => send('PUT', `/api/admin/api-tokens/${encodeURIComponent(secret)}`, {}),
+    },
+    {
+      route: 'POST /api/admin/projects/:projectId/api-tokens',
+      run: () => post('/api/admin/projects/default/api-tokens', { tokenName: uniqueName('tok'), type: 'client', environment: 'development' }),
+      status: 201,
+      event: 'api-token-created',
+      refuse: () => post('/api/admin/projects/default/api-tokens', { tokenName: uniqueName('tok'), type: 'client', environment: 'nowhere' }),
+    },
+    {
+      route: 'DELETE /api/admin/projects/:projectId/api-tokens/:token',
+      run: async () => {
+        const secret = json(await post('/api/admin/projects/default/api-tokens', { tokenName: uniqueName('tok'), type: 'client', environment: 'development' })).secret as string
+        return t.app.inject({ method: 'DELETE', url: `/api/admin/projects/default/api-tokens/${encodeURIComponent(secret)}`, headers: auth() })
+      },
+      status: 200,
+      event: 'api-token-deleted',
+      refuse: ({ secret }) => t.app.inject({ method: 'DELETE', url: `/api/admin/projects/default/api-tokens/${encodeURIComponent(secret)}`, headers: auth() }),
     },
     {
       route: 'POST /api/admin/strategies',
@@ -294,6 +320,17 @@ describe('every write route records an event and moves the client version; a ref
       event: 'strategy-updated',
       refuse: () => t.app.inject({ method: 'PUT', url: '/api/admin/strategies/default', headers: auth(), payload: { parameters: [] } }),
     },
+    {
+      route: 'DELETE /api/admin/strategies/:name',
+      run: async () => {
+        const name = uniqueName('custom')
+        await post('/api/admin/strategies', { name, parameters: [] })
+        return t.app.inject({ method: 'DELETE', url: `/api/admin/strategies/${name}`, headers: auth() })
+      },
+      status: 200,
+      event: 'strategy-deleted',
+      refuse: () => t.app.inject({ method: 'DELETE', url: '/api/admin/strategies/flexibleRollout', headers: auth() }),
+    },
     ...(['deprecate', 'reactivate'] as const).map((action): WriteCase => ({
       route: `POST /api/admin/strategies/:name/${action}`,
       run: async () => {
@@ -306,6 +343,17 @@ describe('every write route records an event and moves the client version; a ref
       event: action === 'deprecate' ? 'strategy-deprecated' : 'strategy-reactivated',
       refuse: () => post(`/api/admin/strategies/ghost/${action}`),
     })),
+    {
+      route: 'POST /api/admin/segments/strategies',
+      run: async () => {
+        const segment = json(await post('/api/admin/segments', { name: uniqueName('seg'), constraints: [] })).id as number
+        const strategy = json(await post(`${base}/${await feature('segmented')}/environments/development/strategies`, { name: 'default' })).id as string
+        return post('/api/admin/segments/strategies', { projectId: 'default', environmentId: 'development', strategyId: strategy, segmentIds: [segment] })
+      },
+      status: 201,
+      event: 'feature-strategy-update',
+      refuse: () => post('/api/admin/segments/strategies', { projectId: 'default', environmentId: 'development', strategyId: 'ghost', segmentIds: [] }),
+    },
     {
       route: 'POST /api/admin/projects/:projectId/features/:featureName/environments/:environment/strategies',
       run: async () => post(`${base}/${await feature('strategy')}/environments/development/strategies`, { name: 'default' }),

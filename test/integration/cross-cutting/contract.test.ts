@@ -79,7 +79,7 @@ describe('the document', () => {
       ['/api/admin/projects/{projectId}/environments', 'post'],
       ['/api/admin/projects/{projectId}/features/{featureName}/lifecycle/complete', 'post'],
       ['/api/admin/projects/{projectId}/features/{featureName}/lifecycle/uncomplete', 'post'],
-      ['/api/admin/api-tokens/{tokenName}', 'delete'],
+      ['/api/admin/api-tokens/{token}', 'delete'],
     ]
     for (const [path, method] of empty) expect(op(path!, method!).responses['200'].content).toBeUndefined()
     expect(op(VARIANTS, 'get').responses['200'].headers.etag.required).toBe(true)
@@ -115,7 +115,7 @@ describe('what the document says, the service does', () => {
       expectProblem(form, 415, 'ContentTypeError')
       const huge = await t.app.inject({ ...target, headers: { ...auth(), 'content-type': 'application/json' }, payload: `"${'x'.repeat(t.config.bodyLimit)}"` })
       expectProblem(huge, 413, 'PayloadTooLargeError')
-      const path = target.url.startsWith('/api/admin/api-tokens') ? '/api/admin/api-tokens/{tokenName}' : '/api/admin/projects/{projectId}/features/{featureName}/lifecycle/uncomplete'
+      const path = target.url.startsWith('/api/admin/api-tokens') ? '/api/admin/api-tokens/{token}' : '/api/admin/projects/{projectId}/features/{featureName}/lifecycle/uncomplete'
       expect(Object.keys(op(path, target.method.toLowerCase()).responses)).toEqual(expect.arrayContaining(['413', '415']))
     }
   })

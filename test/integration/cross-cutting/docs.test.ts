@@ -80,5 +80,7 @@ describe('OpenAPI', () => {
     expect(validate({ tokenName: 'a', type: 'client', environment: 'development', environments: ['development'] })).toBe(false)
     expect(validate({ tokenName: 'a', environment: 'development' })).toBe(false)
     expect(validate({ tokenName: 'a', type: 'admin', environment: 'development' })).toBe(false)
+    expect(validate({ tokenName: 'a', project: 'default', projects: ['default'] })).toBe(false)
+    expect(validate({ tokenName: 'ffa_a' })).toBe(false)
   })
 })

@@ -132,9 +132,9 @@ describe('authentication is decided by the matched route, however the target is 
       const body = bodyFor(route.method, route.url)
       const plain = await rawRequest(port, { method: route.method, target: path, headers: auth(scoped), body })
       // Validating a constraint reads nothing of any project: any admin token may. The
-      // features-batch routes name their project and environment in the body: a body they
-      // refuse ('{}') is a 400 whatever the token (one naming another project is a 403).
-      const bodyScoped = ['/api/admin/constraints/validate', '/api/admin/features-batch/export', '/api/admin/features-batch/validate', '/api/admin/features-batch/import']
+      // features-batch routes and segments/strategies name their project and environment in the
+      // body: a body they refuse ('{}') is a 400 whatever the token (one naming another project is a 403).
+      const bodyScoped = ['/api/admin/constraints/validate', '/api/admin/features-batch/export', '/api/admin/features-batch/validate', '/api/admin/features-batch/import', '/api/admin/segments/strategies']
       if (route.method !== 'GET' && !bodyScoped.includes(route.url)) expect([403, 404], `${route.method} ${route.url}`).toContain(plain.status)
       for (const target of disguises(path).slice(1)) {
         for (const method of [route.method, 'POST']) {
@@ -162,7 +162,7 @@ function fill (url: string) {
     .replace(':projectId', 'default')
     .replace(':featureName', victim)
     .replace(':environment', 'development')
-    .replace(':tokenName', bystanderToken)
+    .replace(':token', bystanderToken)
     .replace(':strategyId', '01ARZ3NDEKTSV4RRFFQ69G5FAV')
     .replace(':parent', victim)
     .replace(':name', 'default')

@@ -2,8 +2,9 @@
  * Segments through Unleash's admin API paths and bodies: their writes, limits and refusals,
  * strategies that use them, and how the client API serves them.
  */
-import { describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { auth, createFeature, createToken, expectProblem, json, uniqueName, useTestApp } from '../../helpers/app.js'
+import { listen, signedIn } from '../../helpers/people.js'
 import { requests } from '../../helpers/requests.js'
 import { databaseFingerprint } from '../../helpers/state.js'
 
@@ -123,5 +124,95 @@ describe('segments', () => {
     const after = await t.app.inject({ method: 'GET', url: `/api/client/features?namePrefix=${feature}`, headers: { ...auth(secret), 'unleash-client-spec': '5.2.0', 'if-none-match': modern.headers.etag as string } })
     expect(after.statusCode).toBe(200)
     expect(json(after).segments[0].constraints).toEqual([])
+  })
+})
+
+describe("a strategy's segments by the strategy's id (Unleash's /api/admin/segments/strategies)", () => {
+  const setSegments = (body: object, secret?: string) => post('/api/admin/segments/strategies', body, secret)
+  beforeAll(async () => {
+    await send('POST', '/api/admin/projects', { id: 'seg-elsewhere', name: 'Elsewhere' })
+    await send('POST', '/api/admin/projects/seg-elsewhere/environments', { environment: 'development' })
+  })
+
+  it('reads them, and sets exactly the ones sent (201 with the body and Location; feature-strategy-update with before and after)', async () => {
+    const [a, b, c] = [await createSegment(), await createSegment(), await createSegment()]
+    const feature = await createFeature(t.app)
+    const strategy = json(await post(strategiesUrl(feature), { name: 'default', segments: [a.id] }))
+    const read = await send('GET', `/api/admin/segments/strategies/${strategy.id}`)
+    expect(read.statusCode).toBe(200)
+    expect(json(read)).toEqual({ segments: [a] })
+    const body = { projectId: 'default', environmentId: 'development', strategyId: strategy.id, segmentIds: [c.id, b.id] }
+    const set = await setSegments(body)
+    expect(set.statusCode, set.body).toBe(201)
+    expect(json(set)).toEqual(body)
+    expect(set.headers.location).toBe(`strategies/${strategy.id}`)
+    expect(json(await send('GET', `/api/admin/segments/strategies/${strategy.id}`)).segments.map((s: { id: number }) => s.id)).toEqual([b.id, c.id])
+    const [event] = await t.database.db.selectFrom('events').selectAll().where('feature_name', '=', feature).orderBy('id', 'desc').limit(1).execute()
+    expect(event).toMatchObject({ type: 'feature-strategy-update', project: 'default', environment: 'development' })
+    expect(JSON.parse(event!.data!).segments).toEqual([b.id, c.id])
+    expect(JSON.parse(event!.pre_data!).segments).toEqual([a.id])
+    // The same again: nothing changes, nothing is recorded.
+    const before = await databaseFingerprint(t.database.db)
+    expect((await setSegments(body)).statusCode).toBe(201)
+    expect(await databaseFingerprint(t.database.db)).toEqual(before)
+    // None: removed from all.
+    expect((await setSegments({ ...body, segmentIds: [] })).statusCode).toBe(201)
+    expect(json(await send('GET', `/api/admin/segments/strategies/${strategy.id}`))).toEqual({ segments: [] })
+  })
+
+  it('an unknown strategy has none (200), as Unleash; one outside the token\'s scope too', async () => {
+    expect(json(await send('GET', '/api/admin/segments/strategies/no-such-strategy'))).toEqual({ segments: [] })
+    const feature = await createFeature(t.app, 'seg-elsewhere')
+    const segment = await createSegment()
+    const strategy = json(await post(`/api/admin/projects/seg-elsewhere/features/${feature}/environments/development/strategies`, { name: 'default', segments: [segment.id] }))
+    const scoped = await createToken(t.app, { projects: ['default'] })
+    expect(json(await as(scoped).get(`/api/admin/segments/strategies/${strategy.id}`))).toEqual({ segments: [] })
+    expect(json(await send('GET', `/api/admin/segments/strategies/${strategy.id}`)).segments).toHaveLength(1)
+  })
+
+  it('refuses, changing nothing: a strategy of another project or environment than named (404), unknown or foreign segments and too many (400), no right on the named project (403)', async () => {
+    const segment = await createSegment()
+    const foreignSegment = await createSegment({ project: 'seg-elsewhere' })
+    const feature = await createFeature(t.app)
+    const strategy = json(await post(strategiesUrl(feature), { name: 'default' }))
+    const other = await createFeature(t.app, 'seg-elsewhere')
+    const elsewhere = json(await post(`/api/admin/projects/seg-elsewhere/features/${other}/environments/development/strategies`, { name: 'default' }))
+    const scoped = await createToken(t.app, { projects: ['default'], environments: ['development'] })
+    const body = { projectId: 'default', environmentId: 'development', strategyId: strategy.id, segmentIds: [segment.id] }
+    const before = await databaseFingerprint(t.database.db)
+    const wrongProject = expectProblem(await setSegments({ ...body, strategyId: elsewhere.id }), 404, 'NotFoundError')
+    expect(wrongProject.detail).toBe(`Strategy ${elsewhere.id} does not exist in environment development of project default`)
+    expectProblem(await setSegments({ ...body, environmentId: 'production' }), 404, 'NotFoundError')
+    expectProblem(await setSegments({ ...body, strategyId: 'no-such-strategy' }), 404, 'NotFoundError')
+    expect(expectProblem(await setSegments({ ...body, segmentIds: [segment.id, 999999] }), 400, 'BadDataError').details[0].path).toBe('/body/segmentIds/1')
+    expect(expectProblem(await setSegments({ ...body, segmentIds: [foreignSegment.id] }), 400, 'BadDataError').details[0].path).toBe('/body/segmentIds/0')
+    const three = [segment.id, (await createSegment()).id, (await createSegment()).id]
+    const beforeLimit = await databaseFingerprint(t.database.db)
+    expect(expectProblem(await setSegments({ ...body, segmentIds: three }), 400, 'BadDataError').details[0].path).toBe('/body/segmentIds')
+    // A token of the project in the body may; the project it does not cover is 403, whatever the strategy.
+    expect((await setSegments(body, scoped)).statusCode).toBe(201)
+    const afterScoped = await databaseFingerprint(t.database.db)
+    expectProblem(await setSegments({ ...body, projectId: 'seg-elsewhere', strategyId: elsewhere.id }, scoped), 403, 'PermissionError')
+    expectProblem(await setSegments({ ...body, environmentId: 'production' }, scoped), 403, 'PermissionError')
+    expect(await databaseFingerprint(t.database.db)).toEqual(afterScoped)
+    expect(before).not.toEqual(beforeLimit)
+  })
+
+  it("a project's Member sets the segments of that project's strategies only", async () => {
+    const base = await listen(t)
+    const member = await signedIn(t, base, 'Viewer')
+    expect((await send('PUT', `/api/admin/projects/default/users/${member.id}/roles`, { roles: [5] })).statusCode).toBe(200)
+    const segment = await createSegment()
+    const feature = await createFeature(t.app)
+    const strategy = json(await post(strategiesUrl(feature), { name: 'default' }))
+    const other = await createFeature(t.app, 'seg-elsewhere')
+    const elsewhere = json(await post(`/api/admin/projects/seg-elsewhere/features/${other}/environments/development/strategies`, { name: 'default' }))
+    const body = { projectId: 'default', environmentId: 'development', strategyId: strategy.id, segmentIds: [segment.id] }
+    expect((await member.browser.json('POST', '/api/admin/segments/strategies', body)).status).toBe(201)
+    const before = await databaseFingerprint(t.database.db)
+    // Naming its own project for another project's strategy finds nothing; naming the other project is refused.
+    expect((await member.browser.json('POST', '/api/admin/segments/strategies', { ...body, strategyId: elsewhere.id })).status).toBe(404)
+    expect((await member.browser.json('POST', '/api/admin/segments/strategies', { ...body, projectId: 'seg-elsewhere', strategyId: elsewhere.id })).status).toBe(403)
+    expect(await databaseFingerprint(t.database.db)).toEqual(before)
   })
 })

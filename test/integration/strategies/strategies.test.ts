@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest'
 import { constraintProblems } from '../../../src/constraints/constraint-rules.js'
 import { parameterProblems } from '../../../src/strategies/strategy-rules.js'
 import { auth, createFeature, createToken, expectProblem, json, uniqueName, useTestApp } from '../../helpers/app.js'
+import { listen, signedIn } from '../../helpers/people.js'
 import { requests } from '../../helpers/requests.js'
 import { databaseFingerprint, eventsOf } from '../../helpers/state.js'
 
@@ -94,6 +95,54 @@ describe('strategy definitions', () => {
   })
 })
 
+describe('deleting a strategy definition, as an Editor may (Unleash 8.2)', () => {
+  it('an Editor creates, replaces, deprecates and deletes a custom definition (strategy-deleted with its name); a Viewer may not', async () => {
+    const base = await listen(t)
+    const editor = await signedIn(t, base, 'Editor')
+    const name = uniqueName('editors')
+    expect((await editor.browser.json('POST', '/api/admin/strategies', { name, parameters: [] })).status).toBe(201)
+    expect((await editor.browser.json('PUT', `/api/admin/strategies/${name}`, { description: 'theirs', parameters: [] })).status).toBe(200)
+    expect((await editor.browser.json('POST', `/api/admin/strategies/${name}/deprecate`)).status).toBe(200)
+    const viewer = await signedIn(t, base, 'Viewer')
+    expect((await viewer.browser.json('DELETE', `/api/admin/strategies/${name}`)).status).toBe(403)
+    const deleted = await editor.browser.json('DELETE', `/api/admin/strategies/${name}`)
+    expect(deleted.status).toBe(200)
+    expect(await deleted.text()).toBe('')
+    expectProblem(await send('GET', `/api/admin/strategies/${name}`), 404, 'NotFoundError')
+    const [event] = await t.database.db.selectFrom('events').select(['type', 'data', 'created_by_user_id']).where('type', '=', 'strategy-deleted').orderBy('id', 'desc').limit(1).execute()
+    expect(event).toMatchObject({ type: 'strategy-deleted', created_by_user_id: editor.id })
+    expect(JSON.parse(event!.data!)).toEqual({ name })
+  })
+
+  it('refuses an unknown (404), a built-in (400) and a used definition (409 naming the strategies, archived features too); nothing changed', async () => {
+    const used = uniqueName('used')
+    expect((await post('/api/admin/strategies', { name: used, parameters: [] })).statusCode).toBe(201)
+    const feature = await createFeature(t.app)
+    await addStrategy(feature, { name: used })
+    const archived = await createFeature(t.app)
+    await addStrategy(archived, { name: used })
+    expect((await send('DELETE', `/api/admin/projects/default/features/${archived}`)).statusCode).toBe(202)
+    const before = await databaseFingerprint(t.database.db)
+    expect(json(await send('DELETE', '/api/admin/strategies/ghost')).detail).toBe('No strategy definition named ghost')
+    expect(expectProblem(await send('DELETE', '/api/admin/strategies/flexibleRollout'), 400, 'BadDataError').detail).toContain('built in')
+    const inUse = expectProblem(await send('DELETE', `/api/admin/strategies/${used}`), 409, 'InUseError')
+    expect(inUse.detail).toContain('used by 2 strategies')
+    expect(inUse.detail).toContain(`${feature} in development`)
+    expect(inUse.detail).toContain(`${archived} in development`)
+    expect(await databaseFingerprint(t.database.db)).toEqual(before)
+  })
+
+  it('a strategy being added while its definition is deleted: one of them wins, never a 500', async () => {
+    for (let round = 0; round < 5; round++) {
+      const name = uniqueName('raced')
+      expect((await post('/api/admin/strategies', { name, parameters: [] })).statusCode).toBe(201)
+      const feature = await createFeature(t.app)
+      const [added, deleted] = await Promise.all([post(strategiesUrl(feature), { name }), send('DELETE', `/api/admin/strategies/${name}`)])
+      expect([added.statusCode, deleted.statusCode].sort()).toEqual(added.statusCode === 200 ? [200, 409] : [200, 400])
+    }
+  })
+})
+
 describe('feature strategies', () => {
   it('POST: 200 with the strategy and an ETag; flexibleRollout gets its defaults; constraints kept as sent; event feature-strategy-add', async () => {
     const feature = await createFeature(t.app)
@@ -166,6 +215,36 @@ describe('feature strategies', () => {
     const updates = (await eventsOf(t.database.db, feature)).filter((e) => e.type === 'feature-strategy-update')
     expect(updates).toHaveLength(1)
     expect(updates[0]).toMatchObject({ pre_data: s, data: json(res) })
+  })
+
+  it('PUT accepts the strategy as read back, its own id included (as Unleash); another id is 400 naming it, nothing changed', async () => {
+    const feature = await createFeature(t.app)
+    const s = await addStrategy(feature, { name: 'flexibleRollout', parameters: { rollout: '10' } })
+    const url = `${strategiesUrl(feature)}/${s.id}`
+    const read = json(await send('GET', url))
+    expect(read.id).toBe(s.id)
+    const res = await send('PUT', url, { ...read, parameters: { ...read.parameters, rollout: '30' } })
+    expect(res.statusCode, res.body).toBe(200)
+    expect(json(res)).toMatchObject({ id: s.id, parameters: { rollout: '30' } })
+    const before = await databaseFingerprint(t.database.db)
+    const other = expectProblem(await send('PUT', url, { ...read, id: 'another-id' }), 400, 'BadDataError')
+    expect(other.details[0]).toEqual({ path: '/body/id', message: `/body/id must be ${s.id}, the id in the path, if given: a strategy's id cannot change` })
+    expect(await databaseFingerprint(t.database.db)).toEqual(before)
+  })
+
+  it('accepts semver values with build metadata, as Unleash 8.2; the SDK compares them without the build', async () => {
+    const feature = await createFeature(t.app)
+    for (const value of ['1.2.3+4000', '1.2.3-beta.1+build.5']) {
+      const res = await post(strategiesUrl(feature), { name: 'default', constraints: [{ contextName: 'appVersion', operator: 'SEMVER_GTE', value }] })
+      expect(res.statusCode, res.body).toBe(200)
+      expect(json(res).constraints[0].value).toBe(value)
+    }
+    for (const value of ['v1.2.3+4000', ' 1.2.3', '1.2.3+']) {
+      const res = await post(strategiesUrl(feature), { name: 'default', constraints: [{ contextName: 'appVersion', operator: 'SEMVER_GTE', value }] })
+      expect(expectProblem(res, 400, 'BadDataError').details[0].path).toBe('/body/constraints/0/value')
+    }
+    const checked = await post('/api/admin/constraints/validate', { contextName: 'appVersion', operator: 'SEMVER_EQ', value: '1.2.3+4000' })
+    expect(checked.statusCode, checked.body).toBe(204)
   })
 
   it('PATCH applies RFC 6902 to the strategy document, all or nothing; the result must be valid (paths into /strategy)', async () => {

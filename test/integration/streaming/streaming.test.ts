@@ -347,6 +347,26 @@ describe('bounds', () => {
     kept.close()
   })
 
+  it("a stream ends when its token's expiry passes, and when its expiry changes (the SDK connects again, checked afresh)", async () => {
+    const expiring = json(await t.app.inject({
+      method: 'POST',
+      url: '/api/admin/api-tokens',
+      headers: auth(),
+      payload: { tokenName: uniqueName('expiring'), type: 'client', environment: 'development', expiresAt: new Date(Date.now() + 1000).toISOString() },
+    })).secret as string
+    const short = await stream(expiring)
+    await short.next()
+    await short.done
+    expect((await t.app.inject({ method: 'GET', url: '/api/client/features', headers: auth(expiring) })).statusCode).toBe(401)
+
+    const later = await clientToken()
+    const changed = await stream(later)
+    await changed.next()
+    const put = await t.app.inject({ method: 'PUT', url: `/api/admin/api-tokens/${encodeURIComponent(later)}`, headers: auth(), payload: { expiresAt: '2099-01-01T00:00:00Z' } })
+    expect(put.statusCode).toBe(200)
+    await changed.done
+  })
+
   it('STREAMING_MAX_CONNECTIONS streams per instance; one more is 429', async () => {
     const small = await buildTestApp({ STREAMING_MAX_CONNECTIONS: '2' })
     try {

@@ -4,6 +4,7 @@
  * never to an address refused at send.
  */
 import { setTimeout as sleep } from 'node:timers/promises'
+import { sql } from 'kysely'
 import { describe, expect, it } from 'vitest'
 import { insertEvents } from '../../../src/events/events.store.js'
 import type { Resolve } from '../../../src/webhooks/ssrf.js'
@@ -364,5 +365,50 @@ describe('the deliveries list and retention', () => {
     await db.updateTable('webhook_deliveries').set({ state: 'pending', next_attempt_at: new Date(Date.now() + 86_400_000), finished_at: new Date(Date.now() - 8 * 86_400_000) }).where('id', '=', String(all[1].id)).execute()
     expect(await t.app.webhooks.prune()).toBe(1)
     expect((await deliveriesOf(created.id)).map((d) => d.id)).toEqual([all[0].id, all[1].id])
+  })
+})
+
+describe("Unleash's integration events (addons/{id}/events)", () => {
+  it('each tried delivery with its whole event, newest first: delivered is success, given up or to retry is failed; untried ones not yet', async () => {
+    const r = await receiver((request) => (JSON.parse(request.body).featureName.startsWith('ok-') ? 200 : 503))
+    const project = await newProject()
+    const created = await hook(r, project)
+    const names = [uniqueName('ok'), uniqueName('no'), uniqueName('no')]
+    for (const name of names) expect((await post(`/api/admin/projects/${project}/features`, { name })).statusCode).toBe(201)
+    const deliveries = await eventually(async () => {
+      const list = await deliveriesOf(created.id)
+      return list.length === 3 && list.every((d) => d.state !== 'pending') ? list : undefined
+    })
+    // The newest one to be tried again tomorrow; and one not tried yet, which is no integration event.
+    const db = t.database.db
+    const tomorrow = new Date(Date.now() + 86_400_000)
+    await db.updateTable('webhook_deliveries').set({ state: 'pending', next_attempt_at: tomorrow, finished_at: null }).where('id', '=', String(deliveries[0].id)).execute()
+    const untried = await db.insertInto('events').values({ type: 'feature-created', created_by: 'test', project, feature_name: 'never-sent', data: '{}' }).returning('id').executeTakeFirstOrThrow()
+    await sql`INSERT INTO webhook_deliveries (webhook_id, event_id, next_attempt_at) VALUES (${created.id}, ${untried.id}, ${tomorrow})`.execute(db)
+
+    const res = await get(`/api/admin/addons/${created.id}/events`)
+    expect(res.statusCode, res.body).toBe(200)
+    const found = json(res).integrationEvents as any[]
+    expect(found.map((e) => e.id)).toEqual(deliveries.map((d) => String(d.id)))
+    for (const [i, e] of found.entries()) {
+      const [event] = json(await get(`/api/admin/events?feature=${names[2 - i]}`)).events
+      expect(e.event).toEqual(event)
+      expect(e.integrationId).toBe(created.id)
+      expect(e.createdAt).toBe(deliveries[i].attempts.at(-1).startedAt)
+      expect(e.details).toMatchObject({ messageId: deliveries[i].messageId, attempts: deliveries[i].attempts })
+    }
+    expect(found.map((e) => [e.state, e.stateDetails])).toEqual([
+      ['failed', `Failed 4 attempts so far; the last got status code 503: answered 503; tried again at ${tomorrow.toISOString()}`],
+      ['failed', 'Gave up after 4 attempts; the last got status code 503: answered 503'],
+      ['success', 'Delivered (status code 200) after 1 attempt'],
+    ])
+    expect(found[0].details.nextAttemptAt).toBe(tomorrow.toISOString())
+    expect(found[1].details).not.toHaveProperty('nextAttemptAt')
+
+    expect(json(await get(`/api/admin/addons/${created.id}/events?limit=1&offset=1`)).integrationEvents.map((e: any) => e.id)).toEqual([found[1].id])
+    expect(json(await get(`/api/admin/addons/${created.id}/events?offset=3`))).toEqual({ integrationEvents: [] })
+    expectProblem(await get('/api/admin/addons/2147483647/events'), 404, 'NotFoundError')
+    expectProblem(await get(`/api/admin/addons/${created.id}/events?limit=201`), 400, 'BadDataError')
+    await t.app.inject({ method: 'DELETE', url: `/api/admin/addons/${created.id}`, headers: auth() })
   })
 })

@@ -28,6 +28,20 @@ describe('compileConstraint answers what unleash-client answers', () => {
     expect(compared).toBeGreaterThan(1000)
   }, 60_000)
 
+  it('compares versions with build metadata as the SDK does (precedence ignores the build: 1.2.3+1 equals 1.2.3+4000)', async () => {
+    const values = ['1.2.3+4000', '1.2.3-beta.1+build.5', '1.2.3', '1.2.3-beta.1']
+    const versions = ['1.2.3', '1.2.3+1', '1.2.3+4000', '1.2.3-beta.1', '1.2.3-beta.1+other', '1.2.3-beta.2', '1.2.4+9', '1.2.2', 'v1.2.3+1']
+    const constraints = values.flatMap((value) => ['SEMVER_EQ', 'SEMVER_GT', 'SEMVER_LT', 'SEMVER_GTE', 'SEMVER_LTE'].map((operator) => ({ contextName: 'version', operator, value })))
+    const tests = constraints.map((c) => compileConstraint(c))
+    const features = constraints.map((c, i) => guarded(`build${i}`, [c]))
+    const requests = versions.map((version) => ({ fields: { version }, caller: '127.0.0.1', draw: 0.5 }))
+    const compared = await agreesWithSdk(features, requests, (i, e) => tests[i]!(e), (answer) => answer.feature_enabled, (i) => constraints[i])
+    expect(compared).toBe(constraints.length * versions.length)
+    // And what they answer: the build is not compared.
+    expect(compileConstraint({ contextName: 'version', operator: 'SEMVER_EQ', value: '1.2.3+4000' })(new Evaluation({ version: '1.2.3+1' }))).toBe(true)
+    expect(compileConstraint({ contextName: 'version', operator: 'SEMVER_GT', value: '1.2.3-beta.1+build.5' })(new Evaluation({ version: '1.2.3' }))).toBe(true)
+  })
+
   it.each([
     ['IN trims the listed values and drops empty ones', { contextName: 'userId', operator: 'IN', values: [' a ', ''] }, { userId: 'a' }, true],
     ['NOT_IN holds for a missing field', { contextName: 'userId', operator: 'NOT_IN', values: ['a'] }, {}, true],

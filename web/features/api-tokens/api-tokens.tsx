@@ -35,8 +35,9 @@ export function ApiTokenList () {
         columns={[
           { label: 'Type', cell: (t) => t.type },
           { label: 'Projects', cell: (t) => scope(t.projects) },
-          { label: 'Environments', cell: (t) => scope(t.environments) },
+          { label: 'Environments', cell: (t) => scope(t.environment.split(',')) },
           { label: 'Created', cell: (t) => <Time value={t.createdAt} /> },
+          { label: 'Expires', cell: (t) => (t.expiresAt === null ? 'Never' : <Time value={t.expiresAt} />) },
         ]}
         actions={(t) => <RowButton onClick={() => removal.ask(t)} what={t.tokenName}>Delete</RowButton>}
       />
