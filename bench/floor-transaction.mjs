@@ -9,8 +9,8 @@
  * binds them.
  */
 const EVENT_WITH_OUTBOX = `WITH bumped AS (UPDATE state_version_shards SET changes = changes + 1 WHERE shard = pg_backend_pid() % 256 RETURNING shard, pg_notify('ffapi_changes', '')::text AS notified),
-  inserted AS (INSERT INTO events (type, created_by, project, feature_name, environment, data, pre_data)
-    VALUES ('feature-environment-variants-updated', 'floor', 'default', $1, 'development', $2, $3) RETURNING id, type, project, environment)
+  inserted AS (INSERT INTO events (type, created_by, project, feature_name, environment, data, pre_data, change_request_id, change_request_author)
+    VALUES ('feature-environment-variants-updated', 'floor', 'default', $1, 'development', $2, $3, $6, $7) RETURNING id, type, project, environment)
   INSERT INTO webhook_deliveries (webhook_id, event_id)
   SELECT webhooks.id AS webhook_id, inserted.id AS event_id FROM inserted
   INNER JOIN webhooks ON webhooks.enabled = $4 AND inserted.type = any(webhooks.events)
@@ -44,7 +44,7 @@ export async function floorWrite (client, feature, value) {
        WHERE feature_name = $2 AND environment_name = 'development'`,
       [after, feature]
     )
-    await client.query(EVENT_WITH_OUTBOX, [feature, `{"variants":${after}}`, `{"variants":${before}}`, true, 0])
+    await client.query(EVENT_WITH_OUTBOX, [feature, `{"variants":${after}}`, `{"variants":${before}}`, true, 0, null, null])
     await client.query('COMMIT')
     return after
   } catch (error) {

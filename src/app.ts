@@ -77,6 +77,11 @@ import { ssoRoutes } from './sso/sso.routes.js'
 import { searchRoutes } from './insight/search.routes.js'
 import { metricsRoutes } from './insight/metrics.routes.js'
 import { projectInsightRoutes } from './insight/projects.routes.js'
+import { changeRequestRoutes } from './change-requests/change-requests.routes.js'
+import { guardPlugin } from './change-requests/guard.plugin.js'
+import { changeRules } from './change-requests/payloads.js'
+import { ChangeRequestPolicy } from './change-requests/policy.service.js'
+import { Scheduler } from './change-requests/scheduler.service.js'
 import { instanceRoutes } from './instance/instance.routes.js'
 import { InstanceSettings } from './instance/settings.service.js'
 import { uiConfigRoutes } from './ui-config/ui-config.routes.js'
@@ -169,6 +174,9 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   })
   await app.register(maintenanceGuard, { on: () => settings.maintenance })
   await app.register(requestGuardsPlugin)
+  // Change requests: a person's direct write to a guarded environment is refused (routes declare `config.guard`).
+  const changeRequestPolicy = new ChangeRequestPolicy(db)
+  await app.register(guardPlugin, { policy: changeRequestPolicy, db })
   await app.register(openApiPlugin)
   if (config.metricsEnabled) await app.register(metricsPlugin, { database })
   const addMethodNotAllowed = methodNotAllowed(app)
@@ -211,6 +219,9 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   await app.register(searchRoutes, { db })
   await app.register(metricsRoutes, { db, retentionDays: config.usageRetentionDays })
   await app.register(projectInsightRoutes, { db })
+  const rules = changeRules(config)
+  const scheduler = new Scheduler(db, rules, app.log, config.changeRequestPollMs)
+  await app.register(changeRequestRoutes, { context: { db, rules, scheduled: () => scheduler.wake() }, policy: changeRequestPolicy })
   await app.register(instanceRoutes, { db, settings, oidcEnabled: async () => (await signIn.current()).oidc.enabled })
   await app.register(uiConfigRoutes, {
     db,
@@ -226,6 +237,8 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   app.decorate('changes', changes)
   // A saved sign-in setting (on any instance) is read again at once.
   changes.subscribe(() => signIn.forget())
+  // A change request setting saved on any instance is read again at once.
+  changes.subscribe(() => changeRequestPolicy.forget())
   // A setting saved on another instance (maintenance mode, the frontend API's origins) is read again.
   changes.subscribe(() => settings.changed())
   const state = new ClientState(db, config.clientStateCacheMs)
@@ -272,6 +285,7 @@ export async function buildApp (config: Config, { database, resolve = systemReso
     .add('webhook deliveries pruner', deliveryPruner(webhooks, app.log))
     .add('session sweeper', sessionSweeper(people, (err) => app.log.warn({ err }, 'removing ended sessions failed; retried later')))
     .add('sign-in pruner', loginPruner(db, (err) => app.log.warn({ err }, 'removing expired single sign-on logins failed; retried later')))
+    .add('change request scheduler', scheduler)
     // A stream never ends by itself: streams end as the close begins, before the server waits for its connections.
     .add('streams', streams, { endsConnections: true })
   app.addHook('onReady', async () => {

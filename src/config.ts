@@ -147,6 +147,12 @@ export const EnvSchema = Type.Object({
     60_000,
     'How long a token lookup is cached; a revoked token stops working within it'
   ),
+  CHANGE_REQUEST_POLL_MS: Type.Integer({
+    minimum: 100,
+    maximum: 60_000,
+    default: 1000,
+    description: 'How often each instance looks for a scheduled change request made through another instance (the first look within this after start applies what fell due while none ran); one scheduled through this instance, and the next due time once known, are kept to at once',
+  }),
   WEBHOOK_POLL_MS: Type.Integer({
     minimum: 10,
     maximum: 60_000,
@@ -323,6 +329,7 @@ function toConfig (env: Env) {
     userInactivityDays: env.USER_INACTIVITY_THRESHOLD_IN_DAYS,
     publicUrl: env.UNLEASH_URL?.replace(/\/+$/, ''),
     oidc: oidcOf(env),
+    changeRequestPollMs: env.CHANGE_REQUEST_POLL_MS,
     webhooks: {
       pollMs: env.WEBHOOK_POLL_MS,
       leaseMs: env.WEBHOOK_LEASE_MS,

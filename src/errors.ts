@@ -79,6 +79,16 @@ const kinds = {
     title: 'In use',
     description: 'Other resources depend on it (a segment used by strategies, a feature other features depend on)',
   },
+  ChangeRequestStateError: {
+    status: 409,
+    title: 'Not in this state',
+    description: "The change request's state does not allow this (a closed request, one not yet approved, one scheduled, or without changes)",
+  },
+  ChangeRequestConflictError: {
+    status: 409,
+    title: 'Change request in conflict',
+    description: 'What a change of the request changes has moved since it was added (a strategy, variants or segment updated or deleted, the feature archived): nothing was applied',
+  },
   PreconditionFailedError: {
     status: 412,
     title: 'Precondition failed',

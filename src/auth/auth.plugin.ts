@@ -25,7 +25,8 @@ import { type ApiToken, findTokenBySecret } from './tokens.store.js'
  * - `frontend`: a frontend token (a browser or mobile app's); the frontend API and OFREP answer
  *   for its environment and projects;
  * - `person`: a signed-in person only (a session, or a personal access token): their own
- *   account; an API token is not a person (403);
+ *   account, or what only people do (change requests), with the route's role; an API token is
+ *   not a person (403);
  * - `any`: any valid token, whatever its type (the 405 answers: a method a path does not have
  *   is 405 for every caller who may learn that the path exists).
  * As Unleash: a token on the routes of another type (a client token on an admin route, an
@@ -152,7 +153,9 @@ export function authorisePerson (person: Person, access: Access | undefined, rol
   if (access === 'client' || access === 'frontend') {
     throw permissionDenied(`User ${authorName(person)} is a person; the ${access} API needs a ${access} token`)
   }
-  if (access === undefined || access === 'any' || access === 'person') return
+  if (access === undefined || access === 'any') return
+  // A person route asks nothing more of its caller unless it declares a role (change requests: people only, who may write).
+  if (access === 'person' && role === undefined) return
   const { projectId } = (params ?? {}) as Record<string, unknown>
   const need = role ?? 'admin'
   if (!personMay(person, need, typeof projectId === 'string' ? projectId : undefined)) {

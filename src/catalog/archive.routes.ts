@@ -82,7 +82,7 @@ export const archiveRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.delete(
     '/api/admin/archive/:featureName',
     {
-      config: { access: 'token', role: 'editor' },
+      config: { access: 'token', role: 'editor', guard: 'feature' },
       schema: {
         tags: ['Archive'],
         operationId: 'deleteFeature',
@@ -102,7 +102,7 @@ export const archiveRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async 
   app.post(
     '/api/admin/archive/revive/:featureName',
     {
-      config: { access: 'token', role: 'editor' },
+      config: { access: 'token', role: 'editor', guard: 'feature' },
       schema: {
         tags: ['Archive'],
         operationId: 'reviveFeature',

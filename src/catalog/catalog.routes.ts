@@ -37,7 +37,7 @@ export const featureRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { d
   app.post(
     '/api/admin/projects/:projectId/features',
     {
-      config: { access: 'token', role: 'editor' },
+      config: { access: 'token', role: 'editor', guard: 'none' },
       schema: {
         tags: ['Features'],
         operationId: 'createFeature',
@@ -117,7 +117,7 @@ export const featureRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { d
   app.patch(
     '/api/admin/projects/:projectId/features/:featureName',
     {
-      config: { access: 'token', role: 'editor', documentRoots: { operations: '/body', feature: '/feature' } },
+      config: { access: 'token', role: 'editor', guard: 'none', documentRoots: { operations: '/body', feature: '/feature' } },
       schema: {
         tags: ['Features'],
         operationId: 'patchFeature',
@@ -137,7 +137,7 @@ export const featureRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { d
   app.post(
     '/api/admin/projects/:projectId/features/:featureName/clone',
     {
-      config: { access: 'token', role: 'editor' },
+      config: { access: 'token', role: 'editor', guard: 'none' },
       schema: {
         tags: ['Features'],
         operationId: 'cloneFeature',
@@ -180,7 +180,7 @@ export const featureRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { d
     app.post(
       `/api/admin/projects/:projectId/bulk_features/environments/:environment/${state}`,
       {
-        config: { access: 'token', role: 'editor' },
+        config: { access: 'token', role: 'editor', guard: 'environment' },
         schema: {
           tags: ['Features'],
           operationId: enabled ? 'bulkToggleFeaturesEnvironmentOn' : 'bulkToggleFeaturesEnvironmentOff',
@@ -205,7 +205,7 @@ export const featureRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { d
   app.put(
     '/api/admin/projects/:projectId/features/:featureName',
     {
-      config: { access: 'token', role: 'editor' },
+      config: { access: 'token', role: 'editor', guard: 'none' },
       schema: {
         tags: ['Features'],
         operationId: 'updateFeature',
@@ -226,7 +226,7 @@ export const featureRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { d
     app.post(
       `/api/admin/projects/:projectId/features/:featureName/environments/:environment/${state}`,
       {
-        config: { access: 'token', role: 'editor' },
+        config: { access: 'token', role: 'editor', guard: 'environment' },
         schema: {
           tags: ['Features'],
           operationId: enabled ? 'toggleFeatureEnvironmentOn' : 'toggleFeatureEnvironmentOff',
@@ -250,7 +250,7 @@ export const featureRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { d
   app.delete(
     '/api/admin/projects/:projectId/features/:featureName',
     {
-      config: { access: 'token', role: 'editor' },
+      config: { access: 'token', role: 'editor', guard: 'project' },
       schema: {
         tags: ['Features'],
         operationId: 'archiveFeature',
@@ -272,7 +272,7 @@ export const featureRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { d
   app.post(
     '/api/admin/projects/:projectId/revive',
     {
-      config: { access: 'token', role: 'editor' },
+      config: { access: 'token', role: 'editor', guard: 'project' },
       schema: {
         tags: ['Features'],
         operationId: 'reviveFeatures',

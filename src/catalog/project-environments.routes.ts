@@ -33,7 +33,7 @@ export const projectEnvironmentRoutes: FastifyPluginAsyncTypebox<{ db: Database;
   app.delete(
     '/api/admin/projects/:projectId/environments/:environment',
     {
-      config: { access: 'admin', role: 'admin' },
+      config: { access: 'admin', role: 'admin', guard: 'none' },
       schema: {
         tags: ['Projects'],
         operationId: 'removeEnvironmentFromProject',
@@ -54,7 +54,7 @@ export const projectEnvironmentRoutes: FastifyPluginAsyncTypebox<{ db: Database;
   app.post(
     '/api/admin/projects/:projectId/environments/:environment/default-strategy',
     {
-      config: { access: 'admin', role: 'admin', documentRoots: { strategy: '/body', variants: '/body/variants' } },
+      config: { access: 'admin', role: 'admin', guard: 'none', documentRoots: { strategy: '/body', variants: '/body/variants' } },
       schema: {
         tags: ['Projects'],
         operationId: 'addDefaultStrategyToProjectEnvironment',

@@ -90,6 +90,9 @@ export interface EventsTable {
   pre_data: ColumnType<string | null, string | null, never>
   /** The writing transaction's id (xid8 as a number, text in JS); set by its default. */
   xact_id: ColumnType<string, never, never>
+  /** The change request whose application made this change, and its author's name. */
+  change_request_id: ColumnType<number | null, number | null | undefined, never>
+  change_request_author: ColumnType<string | null, string | null | undefined, never>
 }
 
 /** Counters of committed changes; their sum is the state version (see committedVersion). */
@@ -397,6 +400,71 @@ export interface GroupProjectRolesTable {
   created_at: CreatedAt
 }
 
+export interface ChangeRequestSettingsTable {
+  project_id: string
+  environment_name: string
+  enabled: boolean
+  required_approvals: number
+  updated_at: ColumnType<Date, never, Date>
+}
+
+export interface ChangeRequestsTable {
+  id: Generated<number>
+  project_id: string
+  environment_name: string
+  state: string
+  title: string | null
+  min_approvals: number
+  created_by_user_id: number | null
+  created_by_name: string
+  created_at: CreatedAt
+  /** JSON text: each state entered, with the last time it was entered. */
+  state_timestamps: string
+  scheduled_at: Date | null
+  schedule_status: 'pending' | 'failed' | 'suspended' | null
+  schedule_reason: string | null
+  scheduled_by_user_id: number | null
+  scheduled_by_name: string | null
+}
+
+export interface ChangeRequestChangesTable {
+  id: Generated<number>
+  change_request_id: number
+  feature_name: string | null
+  segment_id: number | null
+  action: string
+  /** JSON text, as validated. */
+  payload: string
+  /** JSON text: the version of what the change changes, when it was added or last edited. */
+  target: string
+  created_by_user_id: number | null
+  created_by_name: string
+  created_at: CreatedAt
+}
+
+export interface ChangeRequestReviewsTable {
+  id: Generated<number>
+  change_request_id: number
+  user_id: number | null
+  user_name: string
+  verdict: 'approved' | 'rejected'
+  created_at: CreatedAt
+}
+
+export interface ChangeRequestCommentsTable {
+  id: Generated<number>
+  change_request_id: number
+  user_id: number | null
+  user_name: string
+  text: string
+  created_at: CreatedAt
+}
+
+export interface ChangeRequestReviewersTable {
+  change_request_id: number
+  user_id: number
+}
+
 /** A password-reset or invitation link (only the token's SHA-256), until used or expired. */
 export interface PasswordResetTokensTable {
   token_hash: string
@@ -445,6 +513,12 @@ export interface UserSplashTable {
 }
 
 export interface DB {
+  change_request_settings: ChangeRequestSettingsTable
+  change_requests: ChangeRequestsTable
+  change_request_changes: ChangeRequestChangesTable
+  change_request_reviews: ChangeRequestReviewsTable
+  change_request_comments: ChangeRequestCommentsTable
+  change_request_reviewers: ChangeRequestReviewersTable
   auth_settings: AuthSettingsTable
   oidc_logins: OidcLoginsTable
   oidc_sessions: OidcSessionsTable

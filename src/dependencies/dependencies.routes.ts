@@ -14,7 +14,7 @@ export const dependencyRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
   app.post(
     BASE,
     {
-      config: { access: 'token', role: 'editor' },
+      config: { access: 'token', role: 'editor', guard: 'project' },
       schema: {
         tags: ['Dependencies'],
         operationId: 'addFeatureDependency',
@@ -36,7 +36,7 @@ export const dependencyRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
   app.delete(
     `${BASE}/:parent`,
     {
-      config: { access: 'token', role: 'editor' },
+      config: { access: 'token', role: 'editor', guard: 'project' },
       schema: {
         tags: ['Dependencies'],
         operationId: 'deleteFeatureDependency',
@@ -56,7 +56,7 @@ export const dependencyRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
   app.delete(
     BASE,
     {
-      config: { access: 'token', role: 'editor' },
+      config: { access: 'token', role: 'editor', guard: 'project' },
       schema: {
         tags: ['Dependencies'],
         operationId: 'deleteFeatureDependencies',

@@ -68,6 +68,25 @@ export const EVENT_TYPES = [
   'group-user-removed',
   'project-access-group-roles-updated',
   'project-access-group-roles-deleted',
+  'change-request-configuration-updated',
+  'change-request-created',
+  'change-request-discarded',
+  'change-added',
+  'change-discarded',
+  'change-edited',
+  'change-request-title-updated',
+  'change-request-comment-added',
+  'change-request-requested-approvers-updated',
+  'change-request-sent-to-review',
+  'change-request-approval-added',
+  'change-request-approved',
+  'change-request-rejected',
+  'change-request-cancelled',
+  'change-request-scheduled',
+  'change-request-applied',
+  'change-request-scheduled-application-success',
+  'change-request-scheduled-application-failure',
+  'change-request-schedule-suspended',
   'api-token-updated',
   'strategy-deleted',
   'feature-stale-on',
@@ -143,6 +162,8 @@ export const jsonMember = (member: string, json: string) =>
 export interface Author {
   name: string
   userId?: number
+  /** A change made by applying a change request: the request, and its author's name (`name` is who applied it). */
+  changeRequest?: { id: number; author: string }
 }
 
 export interface NewEvent {
@@ -166,6 +187,7 @@ export interface StoredEvent {
   environment?: string
   data: unknown
   preData?: unknown
+  changeRequest?: { id: number; createdBy: string; appliedBy: string }
 }
 
 export interface EventFilter {
@@ -203,6 +225,16 @@ export const Event = Type.Object({
   environment: Type.Optional(Type.String()),
   data: Type.Unknown(),
   preData: Type.Optional(Type.Unknown()),
+  changeRequest: Type.Optional(
+    Type.Object(
+      {
+        id: Type.Integer(),
+        createdBy: Type.String({ description: "The change request's author" }),
+        appliedBy: Type.String({ description: 'Who applied it (or scheduled it): the same as the event\'s createdBy' }),
+      },
+      { description: 'Present when the change was made by applying a change request' }
+    )
+  ),
 })
 
 /** A page of the events list: Unleash's eventsSchema, with a cursor when more match. */

@@ -14,6 +14,8 @@ export const eventRow = (event: NewEvent) => ({
   environment: event.environment ?? null,
   data: event.data ?? null,
   pre_data: event.preData ?? null,
+  change_request_id: event.createdBy.changeRequest?.id ?? null,
+  change_request_author: event.createdBy.changeRequest?.author ?? null,
 })
 
 /** Shards of the state version counter (see migration 0005); a connection bumps its own. */
@@ -98,7 +100,7 @@ export async function insertEvents (trx: Transaction<DB>, events: readonly NewEv
   }
 }
 
-/** Events per insert statement: seven parameters each, well under PostgreSQL's 65,535. */
+/** Events per insert statement: ten parameters each, well under PostgreSQL's 65,535. */
 const EVENTS_PER_STATEMENT = 5000
 
 /** Most changes record one event: that statement (version, event, deliveries) is prepared. */
@@ -117,6 +119,8 @@ const insertOne = prepare((param: Param<ReturnType<typeof eventRow>>) =>
           environment: param('environment'),
           data: param('data'),
           pre_data: param('pre_data'),
+          change_request_id: param('change_request_id'),
+          change_request_author: param('change_request_author'),
         })
         .returning(insertedColumns)
     )
@@ -200,7 +204,8 @@ export async function listEvents (
 }
 
 /** An events row as the events API shows it (and as webhooks deliver it), members in that order. */
-export const toStoredEvent = (row: Omit<Selectable<EventsTable>, 'xact_id'>): StoredEvent => ({
+type ChangeRequestColumns = 'change_request_id' | 'change_request_author'
+export const toStoredEvent = (row: Omit<Selectable<EventsTable>, 'xact_id' | ChangeRequestColumns> & Partial<Pick<Selectable<EventsTable>, ChangeRequestColumns>>): StoredEvent => ({
   id: Number(row.id),
   type: row.type,
   createdAt: row.created_at,
@@ -211,4 +216,7 @@ export const toStoredEvent = (row: Omit<Selectable<EventsTable>, 'xact_id'>): St
   ...(row.environment !== null && { environment: row.environment }),
   data: row.data === null ? null : JSON.parse(row.data),
   ...(row.pre_data !== null && { preData: JSON.parse(row.pre_data) }),
+  ...(row.change_request_id != null && {
+    changeRequest: { id: row.change_request_id, createdBy: row.change_request_author ?? '', appliedBy: row.created_by },
+  }),
 })

@@ -15,7 +15,7 @@ export const favouriteRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asyn
     app.route({
       method,
       url: '/api/admin/projects/:projectId/features/:featureName/favorites',
-      config: { access: 'person' },
+      config: { access: 'person', guard: 'none' },
       schema: {
         tags: ['Features'],
         operationId: favorite ? 'addFavoriteFeature' : 'removeFavoriteFeature',

@@ -16,7 +16,7 @@ export const featureLinkRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = as
   app.post(
     BASE,
     {
-      config: { access: 'token', role: 'editor' },
+      config: { access: 'token', role: 'editor', guard: 'none' },
       schema: {
         tags: ['Features'],
         operationId: 'createFeatureLink',
@@ -37,7 +37,7 @@ export const featureLinkRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = as
   app.put(
     `${BASE}/:linkId`,
     {
-      config: { access: 'token', role: 'editor' },
+      config: { access: 'token', role: 'editor', guard: 'none' },
       schema: {
         tags: ['Features'],
         operationId: 'updateFeatureLink',
@@ -58,7 +58,7 @@ export const featureLinkRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = as
   app.delete(
     `${BASE}/:linkId`,
     {
-      config: { access: 'token', role: 'editor' },
+      config: { access: 'token', role: 'editor', guard: 'none' },
       schema: {
         tags: ['Features'],
         operationId: 'deleteFeatureLink',

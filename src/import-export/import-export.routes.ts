@@ -57,7 +57,7 @@ export const importExportRoutes: FastifyPluginAsyncTypebox<Options> = async (app
   app.post(
     '/api/admin/features-batch/import',
     {
-      config: { access: 'token', role: 'editor' },
+      config: { access: 'token', role: 'editor', guard: 'import' },
       bodyLimit: config.importBodyLimit,
       schema: {
         tags: ['Import/Export'],

@@ -10,7 +10,7 @@ export const lifecycleRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asyn
   app.post(
     '/api/admin/projects/:projectId/features/:featureName/lifecycle/complete',
     {
-      config: { access: 'token', role: 'editor' },
+      config: { access: 'token', role: 'editor', guard: 'none' },
       schema: {
         tags: ['Lifecycle'],
         operationId: 'complete',
@@ -34,7 +34,7 @@ export const lifecycleRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asyn
   app.post(
     '/api/admin/projects/:projectId/features/:featureName/lifecycle/uncomplete',
     {
-      config: { access: 'token', role: 'editor' },
+      config: { access: 'token', role: 'editor', guard: 'none' },
       schema: {
         tags: ['Lifecycle'],
         operationId: 'uncomplete',

@@ -91,7 +91,7 @@ export const segmentRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { d
   app.put(
     '/api/admin/segments/:id',
     {
-      config: { access: 'admin', role: 'editor', documentRoots: { segment: '/body' } },
+      config: { access: 'admin', role: 'editor', guard: 'segment', documentRoots: { segment: '/body' } },
       schema: {
         tags: ['Segments'],
         operationId: 'updateSegment',
@@ -112,7 +112,7 @@ export const segmentRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { d
   app.delete(
     '/api/admin/segments/:id',
     {
-      config: { access: 'admin', role: 'editor' },
+      config: { access: 'admin', role: 'editor', guard: 'segment' },
       schema: {
         tags: ['Segments'],
         operationId: 'removeSegment',

@@ -75,7 +75,7 @@ export const strategyRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
   app.post(
     BASE,
     {
-      config: { access: 'token', role: 'editor', documentRoots: { strategy: '/body', variants: '/body/variants' } },
+      config: { access: 'token', role: 'editor', guard: 'environment', documentRoots: { strategy: '/body', variants: '/body/variants' } },
       schema: {
         tags: ['Strategies'],
         operationId: 'addFeatureStrategy',
@@ -109,7 +109,7 @@ export const strategyRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
   app.put(
     ONE,
     {
-      config: { access: 'token', role: 'editor', documentRoots: { strategy: '/body', variants: '/body/variants' } },
+      config: { access: 'token', role: 'editor', guard: 'environment', documentRoots: { strategy: '/body', variants: '/body/variants' } },
       schema: {
         tags: ['Strategies'],
         operationId: 'updateFeatureStrategy',
@@ -135,7 +135,7 @@ export const strategyRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
   app.patch(
     ONE,
     {
-      config: { access: 'token', role: 'editor', documentRoots: { operations: '/body', strategy: '/strategy', variants: '/strategy/variants' } },
+      config: { access: 'token', role: 'editor', guard: 'environment', documentRoots: { operations: '/body', strategy: '/strategy', variants: '/strategy/variants' } },
       schema: {
         tags: ['Strategies'],
         operationId: 'patchFeatureStrategy',
@@ -161,7 +161,7 @@ export const strategyRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
   app.delete(
     ONE,
     {
-      config: { access: 'token', role: 'editor' },
+      config: { access: 'token', role: 'editor', guard: 'environment' },
       schema: {
         tags: ['Strategies'],
         operationId: 'deleteFeatureStrategy',
@@ -186,7 +186,7 @@ export const strategyRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
   app.post(
     `${BASE}/set-sort-order`,
     {
-      config: { access: 'token', role: 'editor' },
+      config: { access: 'token', role: 'editor', guard: 'environment' },
       schema: {
         tags: ['Strategies'],
         operationId: 'setStrategySortOrder',

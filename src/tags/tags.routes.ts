@@ -274,7 +274,7 @@ export const featureTagRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
   app.post(
     BASE,
     {
-      config: { access: 'token', role: 'editor' },
+      config: { access: 'token', role: 'editor', guard: 'none' },
       schema: {
         tags: ['Tags'],
         operationId: 'addTag',
@@ -295,7 +295,7 @@ export const featureTagRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
   app.put(
     BASE,
     {
-      config: { access: 'token', role: 'editor' },
+      config: { access: 'token', role: 'editor', guard: 'none' },
       schema: {
         tags: ['Tags'],
         operationId: 'updateTags',
@@ -313,7 +313,7 @@ export const featureTagRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = asy
   app.delete(
     `${BASE}/:type/:value`,
     {
-      config: { access: 'token', role: 'editor' },
+      config: { access: 'token', role: 'editor', guard: 'none' },
       schema: {
         tags: ['Tags'],
         operationId: 'removeTag',

@@ -85,7 +85,7 @@ export const variantsRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
   app.patch(
     PATH,
     {
-      config: { access: 'token', role: 'editor', documentRoots: { operations: '/body', variants: '/variants' } },
+      config: { access: 'token', role: 'editor', guard: 'environment', documentRoots: { operations: '/body', variants: '/variants' } },
       schema: {
         tags: ['Variants'],
         operationId: 'patchEnvironmentsFeatureVariants',
@@ -105,7 +105,7 @@ export const variantsRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
   app.put(
     PATH,
     {
-      config: { access: 'token', role: 'editor', documentRoots: { variants: '/body' } },
+      config: { access: 'token', role: 'editor', guard: 'environment', documentRoots: { variants: '/body' } },
       schema: {
         tags: ['Variants'],
         operationId: 'overwriteEnvironmentFeatureVariants',
@@ -125,7 +125,7 @@ export const variantsRoutes: FastifyPluginAsyncTypebox<Options> = async (app, { 
   app.put(
     '/api/admin/projects/:projectId/features/:featureName/variants-batch',
     {
-      config: { access: 'token', role: 'editor', documentRoots: { variants: '/body/variants' } },
+      config: { access: 'token', role: 'editor', guard: 'environments', documentRoots: { variants: '/body/variants' } },
       schema: {
         operationId: 'overwriteFeatureVariantsOnEnvironments',
         tags: ['Variants'],

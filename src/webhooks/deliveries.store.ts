@@ -185,6 +185,8 @@ export async function claimDeliveries (
       'e.environment',
       'e.data',
       'e.pre_data',
+      'e.change_request_id',
+      'e.change_request_author',
     ])
     .execute()
   return rows.map((r) => ({
@@ -211,6 +213,8 @@ export async function claimDeliveries (
       environment: r.environment,
       data: r.data,
       pre_data: r.pre_data,
+      change_request_id: r.change_request_id,
+      change_request_author: r.change_request_author,
     }),
   }))
 }

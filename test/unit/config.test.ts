@@ -45,6 +45,7 @@ describe('loadConfig', () => {
       userInactivityDays: 180,
       publicUrl: undefined,
       oidc: {},
+      changeRequestPollMs: 1000,
       webhooks: {
         pollMs: 1000,
         leaseMs: 60000,

@@ -129,6 +129,7 @@ describe('the layers (docs/architecture.md)', () => {
       'src/frontend/engine.ts',
       'src/frontend/answer-cache.ts',
       'src/frontend/pooled-sending.ts',
+      'src/change-requests/change-rules.ts',
     ]
     expect(show(imports.filter((i) => pure.includes(i.from) && /^(fastify|kysely|pg)$|^@fastify\//.test(i.to)))).toEqual([])
   })

@@ -35,4 +35,10 @@ export const keys = {
   passwordAuth: ['password-auth'] as const,
   groups: ['groups'] as const,
   deliveries: (webhook: string) => ['deliveries', webhook] as const,
+  /** A project's change requests: its settings, its list, one request, the caller's own; ['change-requests', project] covers them all. */
+  changeRequests: (project: string) => ['change-requests', project] as const,
+  changeRequestConfig: (project: string) => ['change-requests', project, 'config'] as const,
+  changeRequestList: (project: string) => ['change-requests', project, 'list'] as const,
+  changeRequest: (project: string, id: number) => ['change-requests', project, 'one', id] as const,
+  myChangeRequests: (project: string) => ['change-requests', project, 'mine'] as const,
 }

@@ -32,7 +32,8 @@ export const useFeatureTypes = () =>
 export const useAllTags = () =>
   useQuery({ queryKey: keys.tags(), queryFn: async () => (await get<{ tags: Tag[] }>('/api/admin/tags')).tags, staleTime: 10_000 })
 
-export const useFlag = (project: string, name: string) => useQuery(flagQuery(project, name))
+/** A flag as its page reads it (read only when `enabled`). */
+export const useFlag = (project: string, name: string, enabled = true) => useQuery({ ...flagQuery(project, name), enabled })
 
 /**
  * Starts reading what the first screen shows while the script asks who is signed in: a flag

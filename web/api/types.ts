@@ -3,6 +3,7 @@
 // Only types come from src/ here (`import type`, erased by the build): no server code is bundled.
 import type { Static, TSchema } from '@sinclair/typebox'
 import type { CreatedToken as CreatedTokenSchema, TokenInfo } from '../../src/auth/tokens.schemas'
+import type { ChangeRequestCounts, ChangeRequestListItem, ChangeRequestView, EnvironmentConfig, Reviewers } from '../../src/change-requests/change-requests.schemas'
 import type { FeatureDetails as FeatureDetailsSchema, FeatureListItem } from '../../src/catalog/catalog.schemas'
 import type { Environment as EnvironmentSchema } from '../../src/catalog/environments.schemas'
 import type { Project as ProjectSchema } from '../../src/catalog/projects.schemas'
@@ -24,6 +25,8 @@ import type { SearchResult as SearchResultSchema } from '../../src/insight/searc
 import type { FeatureType as FeatureTypeSchema } from '../../src/feature-types/feature-types.schemas'
 
 export type { Constraint }
+import type { ChangeAction } from '../../src/vocabulary/change-requests'
+export type { ChangeAction, ChangeRequestState } from '../../src/vocabulary/change-requests'
 export type { Operator } from '../../src/vocabulary/operators'
 export type { StageName as Stage } from '../../src/vocabulary/stages'
 
@@ -86,6 +89,13 @@ export type RawMetrics = Answer<typeof RawMetricsSchema>
 export type UsageRow = RawMetrics['data'][number]
 export type UsageSummary = Answer<typeof UsageSummarySchema>
 export type FeatureType = Answer<typeof FeatureTypeSchema>
+export type ChangeRequest = Answer<typeof ChangeRequestView>
+export type ChangeRequestSummary = Answer<typeof ChangeRequestListItem>
+export type ChangeRequestConfig = Answer<typeof EnvironmentConfig>
+export type ChangeRequestCount = Answer<typeof ChangeRequestCounts>
+export type Reviewer = Answer<typeof Reviewers>['reviewers'][number]
+/** A change as a proposal sends it (POST …/environments/{e}/change-requests). */
+export interface ProposedChange { feature?: string; action: ChangeAction; payload?: unknown }
 
 /** A flag as writes name it: its project and its name. */
 export type FlagRef = Pick<FeatureDetails, 'project' | 'name'>

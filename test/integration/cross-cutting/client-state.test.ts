@@ -148,6 +148,23 @@ describe('every write route records an event and moves the client version; a ref
     lastAddon = json(await post('/api/admin/addons', addon)).id as number
     return lastAddon
   }
+  // Change requests: a project with production guarded, and the last draft a new Editor made there.
+  let crProject = ''
+  let lastDraft: { browser: Browser; id: number; change: number; feature: string; url: string }
+  const crDraft = async () => {
+    if (crProject === '') {
+      crProject = uniqueName('cr')
+      await post('/api/admin/projects', { id: crProject, name: 'Change requests' })
+      await post(`/api/admin/projects/${crProject}/environments`, { environment: 'production' })
+      await t.app.inject({ method: 'PUT', url: `/api/admin/projects/${crProject}/environments/production/change-requests/config`, headers: auth(), payload: { changeRequestsEnabled: true } })
+    }
+    const { browser } = await signedIn(t, server, 'Editor')
+    const name = await createFeature(t.app, crProject, uniqueName('cr'))
+    const draft = await (await browser.json('POST', `/api/admin/projects/${crProject}/environments/production/change-requests`, { feature: name, action: 'updateEnabled', payload: { enabled: true } })).json() as any
+    lastDraft = { browser, id: draft.id, change: draft.features[0].changes[0].id, feature: name, url: `/api/admin/projects/${crProject}/change-requests/${draft.id}` }
+    return lastDraft
+  }
+  const crSend = async (method: string, path: string, body?: unknown) => asInject(await lastDraft.browser.json(method, path, body))
   /** The answer, once the usage it reported (if any) is written. */
   const flushed = async <T>(answer: Promise<T>) => {
     const res = await answer
@@ -765,6 +782,80 @@ describe('every write route records an event and moves the client version; a ref
       refuse: () => t.app.inject({ method: 'DELETE', url: `/api/admin/metrics/applications/${'x'.repeat(300)}`, headers: auth() }),
     },
     {
+      route: 'PUT /api/admin/projects/:projectId/environments/:environment/change-requests/config',
+      run: async () => {
+        const id = uniqueName('p')
+        await post('/api/admin/projects', { id, name: id })
+        await post(`/api/admin/projects/${id}/environments`, { environment: 'development' })
+        return t.app.inject({ method: 'PUT', url: `/api/admin/projects/${id}/environments/development/change-requests/config`, headers: auth(), payload: { changeRequestsEnabled: true } })
+      },
+      status: 200,
+      event: 'change-request-configuration-updated',
+      refuse: () => t.app.inject({ method: 'PUT', url: '/api/admin/projects/default/environments/development/change-requests/config', headers: auth(), payload: { changeRequestsEnabled: true, requiredApprovals: -1 } }),
+    },
+    {
+      route: 'POST /api/admin/projects/:projectId/environments/:environment/change-requests',
+      run: async () => {
+        await crDraft()
+        return crSend('POST', `/api/admin/projects/${crProject}/environments/production/change-requests`, { feature: lastDraft.feature, action: 'addStrategy', payload: { name: 'default' } })
+      },
+      status: 200,
+      event: 'change-added',
+      refuse: () => crSend('POST', `/api/admin/projects/${crProject}/environments/production/change-requests`, { feature: lastDraft.feature, action: 'addStrategy', payload: { name: 'no-such-definition' } }),
+    },
+    {
+      route: 'PUT /api/admin/projects/:projectId/change-requests/:changeRequestId/changes/:changeId',
+      run: async () => crSend('PUT', `${(await crDraft()).url}/changes/${lastDraft.change}`, { feature: lastDraft.feature, action: 'updateEnabled', payload: { enabled: false } }),
+      status: 200,
+      event: 'change-edited',
+      refuse: () => crSend('PUT', `${lastDraft.url}/changes/999999`, { feature: lastDraft.feature, action: 'updateEnabled', payload: { enabled: false } }),
+    },
+    {
+      route: 'DELETE /api/admin/projects/:projectId/change-requests/:changeRequestId/changes/:changeId',
+      run: async () => crSend('DELETE', `${(await crDraft()).url}/changes/${lastDraft.change}`),
+      status: 200,
+      event: 'change-discarded',
+      refuse: () => crSend('DELETE', `${lastDraft.url}/changes/999999`),
+    },
+    {
+      route: 'DELETE /api/admin/projects/:projectId/change-requests/:id',
+      run: async () => crSend('DELETE', (await crDraft()).url),
+      status: 200,
+      event: 'change-request-discarded',
+      refuse: () => crSend('DELETE', lastDraft.url),
+    },
+    {
+      route: 'PUT /api/admin/projects/:projectId/change-requests/:id/state',
+      run: async () => crSend('PUT', `${(await crDraft()).url}/state`, { state: 'In review' }),
+      status: 200,
+      event: 'change-request-sent-to-review',
+      refuse: () => crSend('PUT', `${lastDraft.url}/state`, { state: 'Approved' }),
+    },
+    {
+      route: 'PUT /api/admin/projects/:projectId/change-requests/:id/title',
+      run: async () => crSend('PUT', `${(await crDraft()).url}/title`, { title: 'A title' }),
+      status: 204,
+      event: 'change-request-title-updated',
+      refuse: () => crSend('PUT', `${lastDraft.url}/title`, { title: 5 }),
+    },
+    {
+      route: 'PUT /api/admin/projects/:projectId/change-requests/:id/approvers',
+      run: async () => {
+        const reviewer = await createUser(t, 'Editor')
+        return crSend('PUT', `${(await crDraft()).url}/approvers`, { reviewers: [reviewer.id] })
+      },
+      status: 204,
+      event: 'change-request-requested-approvers-updated',
+      refuse: () => crSend('PUT', `${lastDraft.url}/approvers`, { reviewers: [999999] }),
+    },
+    {
+      route: 'POST /api/admin/projects/:projectId/change-requests/:id/comments',
+      run: async () => crSend('POST', `${(await crDraft()).url}/comments`, { text: 'A comment' }),
+      status: 204,
+      event: 'change-request-comment-added',
+      refuse: () => crSend('POST', `${lastDraft.url}/comments`, { text: '' }),
+    },
+    {
       route: 'PATCH /api/admin/projects/:projectId/features/:featureName',
       run: async () => send('PATCH', `${base}/${await feature('patch')}`, [{ op: 'replace', path: '/stale', value: true }]),
       status: 200,
@@ -1196,8 +1287,8 @@ describe('a method a path does not have', () => {
 
 describe('/ready', () => {
   it('is 200 while every connection is busy and the queue is full: busy is not unready', async () => {
-    // The webhook dispatcher polls once a minute here: its poll would take the only connection.
-    const busy = await buildTestApp({ DATABASE_POOL_SIZE: '1', DATABASE_QUEUE_LIMIT: '0', WEBHOOK_POLL_MS: '60000' })
+    // The webhook dispatcher and the change request scheduler poll once a minute here: a poll would take the only connection.
+    const busy = await buildTestApp({ DATABASE_POOL_SIZE: '1', DATABASE_QUEUE_LIMIT: '0', WEBHOOK_POLL_MS: '60000', CHANGE_REQUEST_POLL_MS: '60000' })
     const holder = new pg.Client({ connectionString: busy.databaseUrl })
     await holder.connect()
     try {

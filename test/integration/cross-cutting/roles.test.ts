@@ -206,6 +206,26 @@ const TABLE: Record<string, Need> = {
   'GET /api/admin/projects/:projectId/insights': 'viewer',
   'GET /api/admin/projects/:projectId/dora': 'viewer',
   'GET /api/admin/projects/:projectId/sdks/outdated': 'viewer',
+  'GET /api/admin/projects/:projectId/change-requests/config': 'viewer',
+  'PUT /api/admin/projects/:projectId/environments/:environment/change-requests/config': 'admin',
+  'POST /api/admin/projects/:projectId/environments/:environment/change-requests': 'editor',
+  'GET /api/admin/projects/:projectId/change-requests/scheduled': 'viewer',
+  'GET /api/admin/projects/:projectId/change-requests/count': 'viewer',
+  'GET /api/admin/projects/:projectId/change-requests/open': 'viewer',
+  'GET /api/admin/projects/:projectId/change-requests/pending': 'viewer',
+  'GET /api/admin/projects/:projectId/change-requests/actionable': 'viewer',
+  'GET /api/admin/projects/:projectId/change-requests': 'viewer',
+  'GET /api/admin/projects/:projectId/change-requests/pending/:featureName': 'viewer',
+  'GET /api/admin/projects/:projectId/change-requests/:id': 'viewer',
+  'DELETE /api/admin/projects/:projectId/change-requests/:id': 'editor',
+  'PUT /api/admin/projects/:projectId/change-requests/:changeRequestId/changes/:changeId': 'editor',
+  'DELETE /api/admin/projects/:projectId/change-requests/:changeRequestId/changes/:changeId': 'editor',
+  'PUT /api/admin/projects/:projectId/change-requests/:id/state': 'editor',
+  'PUT /api/admin/projects/:projectId/change-requests/:id/title': 'editor',
+  'GET /api/admin/projects/:projectId/change-requests/:id/approvers': 'viewer',
+  'PUT /api/admin/projects/:projectId/change-requests/:id/approvers': 'editor',
+  'POST /api/admin/projects/:projectId/change-requests/:id/comments': 'editor',
+  'GET /api/admin/projects/:projectId/change-requests/available-reviewers/:environment': 'viewer',
   'GET /api/admin/user-admin/inactive': 'admin',
   'POST /api/admin/user-admin/inactive/delete': 'admin',
   'GET /api/admin/user-admin/access': 'admin',
@@ -304,6 +324,8 @@ const concrete = (url: string) =>
     .replace(':linkId', '01ARZ3NDEKTSV4RRFFQ69G5FAV')
     .replace(':deliveryId', '999999')
     .replace(':appName', 'no-such-app')
+    .replace(':changeRequestId', '999999')
+    .replace(':changeId', '999999')
     .replace(':groupId', '999999')
     .replace(':userId', '999999')
     .replace(':id', '999999')

@@ -41,3 +41,14 @@ describe('events as sentences', () => {
     expect(describeEvent(event('context-field-created', { featureName: null }), true)).toBe('alex@example.com: context field created.')
   })
 })
+
+describe('change requests in the history', () => {
+  it('a change applied through a change request names the request and its author; the requests\' own steps read as sentences', () => {
+    const applied = event('feature-environment-enabled', { environment: 'production', createdBy: 'bo@example.com', changeRequest: { id: 7, createdBy: 'alex@example.com', appliedBy: 'bo@example.com' } })
+    expect(describeEvent(applied, true)).toBe('bo@example.com switched dark-mode on in production (change request #7 by alex@example.com).')
+    expect(describeEvent(event('change-added', { environment: 'production', data: { changeRequestId: 7 } }), false)).toBe('alex@example.com proposed a change to the flag in production in change request #7.')
+    expect(describeEvent(event('change-request-approved', { featureName: null, data: { changeRequestId: 7 } }), true)).toBe('alex@example.com approved change request #7.')
+    expect(describeEvent(event('change-request-schedule-suspended', { featureName: null, data: { changeRequestId: 7, reason: 'Feature has been archived' } }), true))
+      .toBe('The schedule of change request #7 was suspended: Feature has been archived.')
+  })
+})

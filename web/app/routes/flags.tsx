@@ -1,5 +1,6 @@
 import { useState } from 'react'
 import { Link } from 'wouter'
+import { seg } from '../../api/client'
 import { useProjects } from '../../api/reads'
 import { PageHeading, useTitle } from '../../components/page'
 import { useSession } from '../../lib/session'
@@ -11,10 +12,16 @@ export function FlagsScreen ({ project }: { project: string }) {
   useTitle(`Flags of ${name}`)
   const session = useSession()
   const [creating, setCreating] = useState(false)
+  const actions = (
+    <>
+      <Link href={`/projects/${seg(project)}/change-requests`}>Change requests</Link>
+      {session.can('change-flags') && <button type='button' onClick={() => setCreating(true)}>New flag</button>}
+    </>
+  )
   return (
     <>
       <p className='crumbs'><Link href='/projects'>Projects</Link> / {name}</p>
-      <PageHeading actions={session.can('change-flags') && <button type='button' onClick={() => setCreating(true)}>New flag</button>}>
+      <PageHeading actions={actions}>
         Flags
       </PageHeading>
       <FlagList project={project} />

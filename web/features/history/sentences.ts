@@ -11,8 +11,20 @@ const strategyName = (data: Data) => {
   return typeof name === 'string' ? `the ${name} strategy` : 'a strategy'
 }
 
+/** A change made by applying a change request says so: its number and its author. */
+const through = (event: StoredEvent) => (event.changeRequest ? ` (change request #${event.changeRequest.id} by ${event.changeRequest.createdBy})` : '')
+
 /** `withFlag`: name the flag (in a list of every flag's events); otherwise "the flag". */
 export function describeEvent (event: StoredEvent, withFlag: boolean): string {
+  const sentence = describeOnly(event, withFlag)
+  const suffix = through(event)
+  return suffix === '' ? sentence : `${sentence.replace(/\.$/, '')}${suffix}.`
+}
+
+/** A change request's number, from its event. */
+const requestOf = (data: Data) => `change request #${String(data?.changeRequestId ?? '?')}`
+
+function describeOnly (event: StoredEvent, withFlag: boolean): string {
   const who = event.createdBy
   const flag = withFlag && event.featureName ? ` ${event.featureName}` : ' the flag'
   const where = event.environment ? ` in ${event.environment}` : ''
@@ -46,6 +58,20 @@ export function describeEvent (event: StoredEvent, withFlag: boolean): string {
     case 'segment-deleted': return `${who} deleted segment ${String(pre?.name ?? '')}.`
     case 'api-token-created': return `${who} created API token ${String(data?.tokenName ?? '')}.`
     case 'api-token-deleted': return `${who} deleted API token ${String(pre?.tokenName ?? data?.tokenName ?? '')}.`
+    case 'change-added': return `${who} proposed a change to${flag}${where} in ${requestOf(data)}.`
+    case 'change-edited': return `${who} edited a proposed change to${flag}${where} in ${requestOf(data)}.`
+    case 'change-discarded': return `${who} discarded a proposed change to${flag}${where} from ${requestOf(data)}.`
+    case 'change-request-created': return `${who} started ${requestOf(data)}${where}.`
+    case 'change-request-sent-to-review': return `${who} sent ${requestOf(data)} to review.`
+    case 'change-request-approval-added': return `${who} approved ${requestOf(data)}; more approvals are needed.`
+    case 'change-request-approved': return `${who} approved ${requestOf(data)}.`
+    case 'change-request-rejected': return `${who} rejected ${requestOf(data)}.`
+    case 'change-request-cancelled': return `${who} cancelled ${requestOf(data)}.`
+    case 'change-request-applied': return `${who} applied ${requestOf(data)}${where}.`
+    case 'change-request-scheduled': return `${who} scheduled ${requestOf(data)} for ${String(data?.scheduledAt ?? 'later')}.`
+    case 'change-request-schedule-suspended': return `The schedule of ${requestOf(data)} was suspended: ${String(data?.reason ?? '')}.`
+    case 'change-request-scheduled-application-failure': return `The scheduled apply of ${requestOf(data)} failed: ${String(data?.reason ?? '')}.`
+    case 'change-request-configuration-updated': return `${who} turned change requests ${data?.changeRequestsEnabled === true ? `on (${String(data.requiredApprovals ?? 1)} approvals)` : 'off'}${where} in project ${event.project}.`
     default: return `${who}: ${event.type.replaceAll('-', ' ')}${event.featureName ? ` (${event.featureName})` : ''}${where}.`
   }
 }

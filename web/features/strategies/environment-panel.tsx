@@ -1,4 +1,7 @@
 import { useState } from 'react'
+import { Link } from 'wouter'
+import { changeCount, openRequestIn, useGuarded, useMyChangeRequests } from '../../api/change-requests'
+import { seg } from '../../api/client'
 import { useDefinitions, useSegments } from '../../api/reads'
 import type { FeatureDetails, FeatureEnvironment, Strategy } from '../../api/types'
 import { Confirm, useConfirmedRemoval } from '../../components/dialog'
@@ -19,10 +22,12 @@ export function EnvironmentPanel ({ feature, env }: { feature: FeatureDetails; e
   const segments = useSegments()
   const [editing, setEditing] = useState<Strategy | 'new' | null>(null)
   const canChange = session.can('change-flags') && feature.lifecycle.stage !== 'archived'
-  const place = { feature, environment: env.name }
-  const toggle = useSwitch(place, { onSuccess: (_data, on) => announce(`${feature.name} is ${on ? 'on' : 'off'} in ${env.name}`) })
-  const removal = useConfirmedRemoval(useRemoveStrategy(place, { onSuccess: () => announce('Strategy removed') }))
-  const reorder = useReorderStrategies(place, { onSuccess: () => announce('Strategy order saved') })
+  const guarded = useGuarded(feature.project)(env.name)
+  const place = { feature, environment: env.name, guarded }
+  const proposed = `added to your change request in ${env.name}`
+  const toggle = useSwitch(place, { onSuccess: (_data, on) => announce(guarded ? `Switching ${on ? 'on' : 'off'} ${proposed}` : `${feature.name} is ${on ? 'on' : 'off'} in ${env.name}`) })
+  const removal = useConfirmedRemoval(useRemoveStrategy(place, { onSuccess: () => announce(guarded ? `Removing the strategy ${proposed}` : 'Strategy removed') }))
+  const reorder = useReorderStrategies(place, { onSuccess: () => announce(guarded ? `The new order ${proposed}` : 'Strategy order saved') })
   const strategies = [...env.strategies].sort((a, b) => a.sortOrder - b.sortOrder)
   const move = (i: number, by: number) => {
     const next = [...strategies]
@@ -39,11 +44,13 @@ export function EnvironmentPanel ({ feature, env }: { feature: FeatureDetails; e
         <Check
           isSwitch
           label={`Enabled in ${env.name}`}
-          checked={toggle.isPending ? toggle.variables : env.enabled}
+          checked={toggle.isPending && !guarded ? toggle.variables : env.enabled}
           disabled={!canChange || toggle.isPending}
           onChange={(on) => toggle.mutate(on)}
+          hint={guarded && canChange ? 'Switching adds the change to your change request' : undefined}
         />
       </div>
+      {guarded && <ChangeRequestNote project={feature.project} environment={env.name} />}
       <ErrorAlert error={toggle.error} />
       {strategies.length === 0 && <p className='muted'>No strategies: when on, everyone in {env.name} gets the flag.</p>}
       <ol className='strategies'>
@@ -57,33 +64,48 @@ export function EnvironmentPanel ({ feature, env }: { feature: FeatureDetails; e
             </div>
             {canChange && (
               <div className='row'>
-                <button type='button' className='secondary outline small' onClick={() => setEditing(s)}>Edit</button>
+                <button type='button' className='secondary outline small' onClick={() => setEditing(s)}>{guarded ? 'Request change' : 'Edit'}<span className='visually-hidden'>: {label(s)}</span></button>
                 {i > 0 && <button type='button' className='secondary outline small' onClick={() => move(i, -1)}>Move up<span className='visually-hidden'>: {label(s)}</span></button>}
                 {i < strategies.length - 1 && <button type='button' className='secondary outline small' onClick={() => move(i, 1)}>Move down<span className='visually-hidden'>: {label(s)}</span></button>}
-                <button type='button' className='secondary outline small' onClick={() => removal.ask(s)}>Remove</button>
+                <button type='button' className='secondary outline small' onClick={() => removal.ask(s)}>{guarded ? 'Request removal' : 'Remove'}<span className='visually-hidden'>: {label(s)}</span></button>
               </div>
             )}
           </li>
         ))}
       </ol>
       <ErrorAlert error={reorder.error} />
-      {canChange && <button type='button' className='secondary' onClick={() => setEditing('new')}>Add strategy<span className='visually-hidden'> in {env.name}</span></button>}
+      {canChange && <button type='button' className='secondary' onClick={() => setEditing('new')}>{guarded ? 'Request a new strategy' : 'Add strategy'}<span className='visually-hidden'> in {env.name}</span></button>}
       {editing && (
         <StrategyDialog
           feature={feature}
           environment={env.name}
           strategy={editing === 'new' ? null : editing}
+          guarded={guarded}
           onClose={() => setEditing(null)}
         />
       )}
       <Confirm
-        title='Remove this strategy?'
-        confirmLabel='Remove'
+        title={guarded ? 'Request the removal of this strategy?' : 'Remove this strategy?'}
+        confirmLabel={guarded ? 'Request removal' : 'Remove'}
         {...removal.confirm}
       >
-        <p>Users it reached no longer get the flag through it in {env.name}.</p>
+        <p>{guarded ? `Once the change request is approved and applied, users it reached no longer get the flag through it in ${env.name}.` : `Users it reached no longer get the flag through it in ${env.name}.`}</p>
       </Confirm>
     </section>
+  )
+}
+
+/** In a guarded environment: that changes go through a change request, and the caller's request there, with its count. */
+function ChangeRequestNote ({ project, environment }: { project: string; environment: string }) {
+  const mine = useMyChangeRequests(project)
+  const open = openRequestIn(mine.data, environment)
+  return (
+    <p className='alert info'>
+      Changes in {environment} need a change request, approved by someone else before they apply.{' '}
+      {open
+        ? <Link href={`/projects/${seg(project)}/change-requests/${open.id}`}>Your change request #{open.id} ({open.state}): {changeCount(open)} {changeCount(open) === 1 ? 'change' : 'changes'}</Link>
+        : 'Your changes here start one.'}
+    </p>
   )
 }
 

@@ -16,10 +16,12 @@ import { useSaveStrategy } from './api'
 const rolloutDefaults = (feature: FeatureDetails) => ({ rollout: '100', stickiness: 'default', groupId: feature.name })
 
 /** Adds a strategy to a flag's environment, or changes `strategy`. */
-export function StrategyDialog ({ feature, environment, strategy, onClose }: {
+export function StrategyDialog ({ feature, environment, strategy, guarded = false, onClose }: {
   feature: FeatureDetails
   environment: string
   strategy: Strategy | null
+  /** The environment needs change requests: saving adds the change to the caller's request. */
+  guarded?: boolean
   onClose: () => void
 }) {
   const definitions = useDefinitions()
@@ -33,7 +35,8 @@ export function StrategyDialog ({ feature, environment, strategy, onClose }: {
   const [constraints, setConstraints] = useState<ConstraintDraft[]>((strategy?.constraints ?? []).map(toDraft))
   const [segmentIds, setSegmentIds] = useState<number[]>(strategy?.segments ?? [])
   const [variants, setVariants] = useState<VariantDraft[]>((strategy?.variants ?? []).map(variantToDraft))
-  const save = useSaveStrategy({ feature, environment }, strategy, done(() => strategy ? 'Strategy saved' : `Strategy added in ${environment}`))
+  const save = useSaveStrategy({ feature, environment, guarded }, strategy, done(() =>
+    guarded ? `The ${strategy ? 'change' : 'new strategy'} is added to your change request in ${environment}` : strategy ? 'Strategy saved' : `Strategy added in ${environment}`))
   const available = (definitions.data ?? []).filter((d) => !d.deprecated || d.name === name)
   const definition = available.find((d) => d.name === name)
   const usable = (segments.data ?? []).filter((s) => s.project === null || s.project === feature.project)
@@ -63,6 +66,7 @@ export function StrategyDialog ({ feature, environment, strategy, onClose }: {
       onClose={onClose}
       wide
       onSubmit={submit}
+      submitLabel={guarded ? 'Request change' : 'Save'}
       write={save}
       shownAt={[...shownAt, ...nested]}
     >

@@ -1,5 +1,6 @@
 import { useQuery, useQueryClient } from '@tanstack/react-query'
 import { createPatch } from 'rfc6902'
+import { propose, proposalReads } from '../../api/change-requests'
 import { flagPath, request, seg } from '../../api/client'
 import { keys } from '../../api/keys'
 import type { FlagRef, Variant } from '../../api/types'
@@ -37,3 +38,7 @@ export function useSaveVariants (flag: FlagRef, environment: string, after?: Aft
     after
   )
 }
+
+/** In an environment with change requests: the variants wanted are proposed (patchVariant) in the caller's request. */
+export const useProposeVariants = (flag: FlagRef, environment: string, after?: AfterWrite<Variant[], unknown>) =>
+  useWrite((variants: Variant[]) => propose(flag, environment, [{ feature: flag.name, action: 'patchVariant', payload: { variants } }]), () => proposalReads(flag), after)

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react'
+import { useGuarded } from '../../api/change-requests'
 import { ApiProblem } from '../../api/client'
 import { useStickinessOptions } from '../../api/reads'
 import type { FeatureDetails } from '../../api/types'
@@ -10,7 +11,7 @@ import { useAnnounce } from '../../lib/announce'
 import { percent } from '../../lib/labels'
 import { useSession } from '../../lib/session'
 import { distribute, draftToVariant, payloadProblem, type VariantDraft, variantToDraft } from '../../lib/variants'
-import { type Loaded, readVariants, useSaveVariants, useVariants } from './api'
+import { type Loaded, readVariants, useProposeVariants, useSaveVariants, useVariants } from './api'
 
 /** A flag's variants, per environment. */
 export function FlagVariants ({ feature }: { feature: FeatureDetails }) {
@@ -61,7 +62,17 @@ function EnvironmentVariants ({ feature, environment }: { feature: FeatureDetail
       if (isConflict(error)) setConflict(await readVariants(feature, environment))
     },
   })
-  const submit = submitting(() => base && saveFrom(base))
+  // With change requests on here, the variants wanted go to the caller's change request instead.
+  const guarded = useGuarded(feature.project)(environment)
+  const proposal = useProposeVariants(feature, environment, {
+    onSuccess: () => {
+      // The change waits in the request: the editor shows what is stored again.
+      if (base) setDrafts(base.variants.map(variantToDraft))
+      announce(`The variants are added to your change request in ${environment}`)
+    },
+  })
+  const write = guarded ? proposal : save
+  const submit = submitting(() => base && (guarded ? proposal.mutate(drafts.map(draftToVariant)) : saveFrom(base)))
   const dirty = base !== null && JSON.stringify(drafts.map(draftToVariant)) !== JSON.stringify(base.variants)
   const invalid = distribute(drafts).problem !== null || drafts.some((d) => payloadProblem(d.payloadType, d.payloadValue) !== null)
   const headingId = `variants-${environment}`
@@ -76,7 +87,8 @@ function EnvironmentVariants ({ feature, environment }: { feature: FeatureDetail
       )}
       {base && canChange && (
         <form onSubmit={submit}>
-          <VariantsEditor drafts={drafts} onChange={setDrafts} error={save.error} pathPrefix='' stickinessOptions={stickinessOptions} />
+          {guarded && <p className='alert info'>Changes in {environment} need a change request: saving adds the variants to yours, for someone else to approve.</p>}
+          <VariantsEditor drafts={drafts} onChange={setDrafts} error={write.error} pathPrefix={guarded ? '/variants' : ''} stickinessOptions={stickinessOptions} />
           {conflict && base && (
             <div className='alert warning' role='alert'>
               <p><strong>Someone else changed the variants in {environment} while you were editing.</strong> Nothing of yours was saved. This is what changed:</p>
@@ -89,10 +101,10 @@ function EnvironmentVariants ({ feature, environment }: { feature: FeatureDetail
               </div>
             </div>
           )}
-          {!isConflict(save.error) && <ErrorAlert error={save.error} shownAt={drafts.map((_, i) => `/${i}`)} />}
+          {!isConflict(write.error) && <ErrorAlert error={write.error} shownAt={drafts.map((_, i) => `${guarded ? '/variants' : ''}/${i}`)} />}
           <div className='row'>
-            <button type='submit' disabled={!dirty || invalid || save.isPending} aria-busy={save.isPending || undefined}>Save<span className='visually-hidden'> variants in {environment}</span></button>
-            {dirty && <button type='button' className='secondary outline' onClick={() => { setDrafts(base.variants.map(variantToDraft)); save.reset() }}>Undo my edits</button>}
+            <button type='submit' disabled={!dirty || invalid || write.isPending} aria-busy={write.isPending || undefined}>{guarded ? 'Request change' : 'Save'}<span className='visually-hidden'> variants in {environment}</span></button>
+            {dirty && <button type='button' className='secondary outline' onClick={() => { setDrafts(base.variants.map(variantToDraft)); write.reset() }}>Undo my edits</button>}
           </div>
         </form>
       )}

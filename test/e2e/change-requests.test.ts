@@ -1,0 +1,151 @@
+/**
+ * Change requests as people meet them, in a real browser: an Admin guards production, an author
+ * switches a flag on there (which proposes instead of writing), sends the request to review,
+ * another person approves it, the author applies it, and only then is the flag on. axe-core on
+ * every screen they pass; the API is the judge of what is stored.
+ */
+import type { Browser } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { auth, createFeature, json } from '../helpers/app.js'
+import { expectAccessible, expectClean, launch, openPage, type Server, startServer } from './browser.js'
+
+let server: Server
+let browser: Browser
+
+beforeAll(async () => {
+  server = await startServer()
+  browser = await launch()
+})
+
+afterAll(async () => {
+  await browser?.close()
+  await server?.close()
+})
+
+const api = async (method: 'GET' | 'PUT', url: string, payload?: object) => {
+  const res = await server.t.app.inject({ method, url, headers: auth(), ...(payload === undefined ? {} : { payload }) })
+  return { status: res.statusCode, body: res.body === '' ? undefined : json(res) }
+}
+const productionOf = async (name: string) => (await api('GET', `/api/admin/projects/default/features/${name}`)).body.environments.find((e: any) => e.name === 'production')
+
+describe('four eyes on production', () => {
+  it('an Admin turns change requests on for production; an author\'s switch proposes, another person approves, the author applies, and the flag is on', async () => {
+    const name = await createFeature(server.t.app)
+
+    // An Admin turns change requests on in production on the project's change requests screen.
+    const admin = await openPage(browser, server, { as: { role: 'Admin' } })
+    await admin.page.goto(`${server.origin}/projects/default`)
+    await admin.page.getByRole('link', { name: 'Change requests' }).click()
+    await admin.page.getByRole('heading', { level: 1, name: 'Change requests' }).waitFor()
+    await admin.page.getByRole('switch', { name: 'Change requests in production' }).click()
+    await admin.page.getByRole('status').filter({ hasText: 'Change requests on in production' }).waitFor()
+    await expectAccessible(admin.page, 'change requests settings')
+    expect((await api('GET', '/api/admin/projects/default/change-requests/config')).body)
+      .toContainEqual(expect.objectContaining({ environment: 'production', changeRequestEnabled: true, requiredApprovals: 1 }))
+    expectClean(admin)
+    await admin.context.close()
+
+    // The author switches the flag on in production: the page says the change goes to a request.
+    const author = await openPage(browser, server, { as: { role: 'Editor' } })
+    const { page } = author
+    await page.goto(`${server.origin}/projects/default/features/${name}`)
+    await page.getByText('Changes in production need a change request').waitFor()
+    await expectAccessible(page, 'flag page in a guarded environment')
+    await page.getByRole('switch', { name: 'Enabled in production' }).click()
+    await page.getByRole('status').filter({ hasText: 'added to your change request in production' }).waitFor()
+    // Nothing changed yet: the flag stays off, and the switch shows what is stored.
+    expect((await productionOf(name)).enabled).toBe(false)
+    expect(await page.getByRole('switch', { name: 'Enabled in production' }).isChecked()).toBe(false)
+    const draft = page.getByRole('link', { name: /Your change request #\d+ \(Draft\): 1 change/ })
+    await draft.click()
+
+    // The review screen: the change in words, Send to review.
+    await page.getByRole('heading', { level: 1, name: /Change request #\d+/ }).waitFor()
+    const id = Number(/change-requests\/(\d+)/.exec(page.url())![1])
+    await page.getByText('Switch on', { exact: true }).waitFor()
+    await expectAccessible(page, 'review screen (draft)')
+    // The author may not approve their own request.
+    expect(await page.getByRole('button', { name: 'Approve' }).count()).toBe(0)
+    await page.getByRole('button', { name: 'Send to review' }).click()
+    await page.getByRole('status').filter({ hasText: `Change request #${id} is In review` }).waitFor()
+
+    // Another person reviews: comments, and approves.
+    const reviewer = await openPage(browser, server, { as: { role: 'Editor' } })
+    await reviewer.page.goto(`${server.origin}/projects/default/change-requests`)
+    await reviewer.page.getByRole('link', { name: `#${id}` }).click()
+    await reviewer.page.getByRole('heading', { level: 1, name: `Change request #${id}` }).waitFor()
+    await expectAccessible(reviewer.page, 'review screen (in review)')
+    await reviewer.page.getByRole('textbox', { name: 'Comment' }).fill('Looks right for the launch.')
+    await reviewer.page.getByRole('button', { name: 'Add comment' }).click()
+    await reviewer.page.getByText('Looks right for the launch.').waitFor()
+    await reviewer.page.getByRole('button', { name: 'Approve' }).click()
+    await reviewer.page.getByRole('status').filter({ hasText: `Change request #${id} is Approved` }).waitFor()
+    await reviewer.page.getByText('1 of 1 approval').waitFor()
+    expect((await productionOf(name)).enabled).toBe(false)
+    expectClean(reviewer)
+    await reviewer.context.close()
+
+    // The author sees the approval (on the next read) and applies it.
+    await page.reload()
+    await page.getByText('Looks right for the launch.').waitFor()
+    await page.getByRole('button', { name: 'Apply' }).click()
+    await page.getByRole('status').filter({ hasText: `Change request #${id} is Applied` }).waitFor()
+    await expectAccessible(page, 'review screen (applied)')
+    expect((await productionOf(name)).enabled).toBe(true)
+
+    // The flag's page shows it on, and its history names the request.
+    await page.getByRole('link', { name, exact: true }).click()
+    await expect.poll(() => page.getByRole('switch', { name: 'Enabled in production' }).isChecked()).toBe(true)
+    expectClean(author)
+    await author.context.close()
+  })
+
+  it('a new strategy requested through its dialog, approved by another person, who schedules it in their own time zone: stored in UTC and shown as scheduled', async () => {
+    const name = await createFeature(server.t.app)
+    expect((await api('PUT', '/api/admin/projects/default/environments/production/change-requests/config', { changeRequestsEnabled: true, requiredApprovals: 1 })).status).toBe(200)
+
+    const author = await openPage(browser, server, { as: { role: 'Editor' } })
+    const { page } = author
+    await page.goto(`${server.origin}/projects/default/features/${name}`)
+    await page.getByRole('region', { name: 'production', exact: true }).getByRole('button', { name: 'Request a new strategy' }).click()
+    const dialog = page.getByRole('dialog', { name: 'Add strategy in production' })
+    await dialog.getByLabel('Rollout').fill('30')
+    await expectAccessible(page, 'strategy dialog in a guarded environment')
+    await dialog.getByRole('button', { name: 'Request change' }).click()
+    await dialog.waitFor({ state: 'hidden' })
+    expect((await productionOf(name)).strategies).toEqual([])
+    await page.getByRole('link', { name: /Your change request #\d+ \(Draft\): 1 change/ }).click()
+    await page.getByText('Add a flexibleRollout strategy', { exact: true }).waitFor()
+    const id = Number(/change-requests\/(\d+)/.exec(page.url())![1])
+    await page.getByRole('button', { name: 'Send to review' }).click()
+    await page.getByRole('status').filter({ hasText: `Change request #${id} is In review` }).waitFor()
+    expectClean(author)
+    await author.context.close()
+
+    const reviewer = await openPage(browser, server, { as: { role: 'Editor' } })
+    await reviewer.page.goto(`${server.origin}/projects/default/change-requests/${id}`)
+    await reviewer.page.getByRole('button', { name: 'Approve' }).click()
+    await reviewer.page.getByRole('status').filter({ hasText: `Change request #${id} is Approved` }).waitFor()
+    await reviewer.page.getByRole('button', { name: 'Schedule' }).click()
+    const schedule = reviewer.page.getByRole('dialog', { name: `Schedule change request #${id}` })
+    // Tomorrow at 09:30 in the browser's own time zone.
+    const local = await reviewer.page.evaluate(() => {
+      const d = new Date(Date.now() + 86_400_000)
+      const pad = (n: number) => String(n).padStart(2, '0')
+      return { input: `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T09:30`, utc: new Date(d.getFullYear(), d.getMonth(), d.getDate(), 9, 30).toISOString() }
+    })
+    await schedule.getByLabel('Apply at').fill(local.input)
+    await expectAccessible(reviewer.page, 'schedule dialog')
+    await schedule.getByRole('button', { name: 'Schedule' }).click()
+    await schedule.waitFor({ state: 'hidden' })
+    await reviewer.page.getByText(/^Scheduled to apply at /).waitFor()
+    await expectAccessible(reviewer.page, 'review screen (scheduled)')
+    const stored = (await api('GET', `/api/admin/projects/default/change-requests/${id}`)).body
+    expect(stored.state).toBe('Scheduled')
+    expect(new Date(stored.schedule.scheduledAt).toISOString()).toBe(local.utc)
+    expect(stored.schedule.status).toBe('pending')
+    expect((await productionOf(name)).strategies).toEqual([])
+    expectClean(reviewer)
+    await reviewer.context.close()
+  })
+})
