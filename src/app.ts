@@ -74,6 +74,9 @@ import { signOutLocation, signOutOrigins } from './sso/login.service.js'
 import { fixedSettingsProblems } from './sso/oidc-settings.js'
 import { passwordLoginDisabled, SignInSettings, type SsoContext } from './sso/settings.service.js'
 import { ssoRoutes } from './sso/sso.routes.js'
+import { searchRoutes } from './insight/search.routes.js'
+import { metricsRoutes } from './insight/metrics.routes.js'
+import { projectInsightRoutes } from './insight/projects.routes.js'
 import { changeRequestRoutes } from './change-requests/change-requests.routes.js'
 import { guardPlugin } from './change-requests/guard.plugin.js'
 import { changeRules } from './change-requests/payloads.js'
@@ -190,6 +193,9 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   await app.register(feedbackRoutes, { people })
   await app.register(groupRoutes, { db })
   await app.register(ssoRoutes, { sso })
+  await app.register(searchRoutes, { db })
+  await app.register(metricsRoutes, { db, retentionDays: config.usageRetentionDays })
+  await app.register(projectInsightRoutes, { db })
   const rules = changeRules(config)
   const scheduler = new Scheduler(db, rules, app.log, config.changeRequestPollMs)
   await app.register(changeRequestRoutes, { context: { db, rules, scheduled: () => scheduler.wake() }, policy: changeRequestPolicy })

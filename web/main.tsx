@@ -6,6 +6,7 @@ import { ApiProblem } from './api/client'
 import { keys } from './api/keys'
 import { prefetchFor } from './api/reads'
 import { App } from './app/app'
+import { prefetchFlagList } from './features/flags/api'
 import { signedOut } from './lib/session'
 
 // A 401 anywhere means the session ended: forget who was signed in, and the sign-in screen
@@ -27,6 +28,7 @@ const client: QueryClient = new QueryClient({
 })
 
 prefetchFor(client, window.location.pathname)
+prefetchFlagList(client, window.location.pathname, window.location.search)
 
 createRoot(document.getElementById('root')!).render(
   <StrictMode>

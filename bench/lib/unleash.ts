@@ -33,7 +33,7 @@ export async function unleashTarget (serverUrl: string): Promise<UnleashTarget |
       headers: unleash.adminHeaders,
       pid: unleash.pid,
       login: unleash.admin,
-      pat: ONLY === undefined || ONLY === 'import' || ONLY === 'playground' ? await unleash.createPersonalAccessToken() : undefined,
+      pat: ONLY === undefined || ONLY === 'import' || ONLY === 'playground' || ONLY === 'insight' ? await unleash.createPersonalAccessToken() : undefined,
       stop: async () => {
         console.log(`Unleash: RSS after the run: ${Math.round(rssMb(unleash.pid))} MB`)
         await unleash.stop()

@@ -73,6 +73,9 @@ export const FeatureList = Type.Object({
   features: Type.Array(FeatureListItem),
 })
 
+/** When SDKs last evaluated the feature in an environment (null: never, as far as is kept). */
+const LastSeenAt = Nullable(Timestamp)
+
 export const FeatureDetails = Type.Composite([
   Feature,
   Type.Object({
@@ -84,6 +87,7 @@ export const FeatureDetails = Type.Composite([
         name: Type.String(),
         enabled: Type.Boolean(),
         variants: Type.Array(Variant),
+        lastSeenAt: LastSeenAt,
         strategies: Type.Array(FeatureStrategy, { description: 'In the order SDKs evaluate them (sortOrder)' }),
       }),
       { description: "The feature's environments that the token's scope covers" }

@@ -139,12 +139,13 @@ export async function findFeature (db: Queryable, project: string, name: string,
   const feature = await findFeatureRow(db, project, name)
   if (!feature) return undefined
   let environments = db
-    .selectFrom('feature_environments')
-    .select(['environment_name', 'enabled', 'variants'])
-    .where('feature_name', '=', name)
-    .orderBy('environment_name')
+    .selectFrom('feature_environments as fe')
+    .leftJoin('usage_evaluations as ue', (join) => join.onRef('ue.feature_name', '=', 'fe.feature_name').onRef('ue.environment', '=', 'fe.environment_name'))
+    .select(['fe.environment_name', 'fe.enabled', 'fe.variants', 'ue.last_seen_at'])
+    .where('fe.feature_name', '=', name)
+    .orderBy('fe.environment_name')
   if (!token.environments.includes(ALL)) {
-    environments = environments.where('environment_name', 'in', token.environments)
+    environments = environments.where('fe.environment_name', 'in', token.environments)
   }
   return {
     ...feature,
@@ -152,6 +153,7 @@ export async function findFeature (db: Queryable, project: string, name: string,
       name: e.environment_name,
       enabled: e.enabled,
       variants: JSON.parse(e.variants) as Variant[],
+      lastSeenAt: e.last_seen_at,
     })),
   }
 }

@@ -117,8 +117,9 @@ export interface UsageInstancesTable {
   sdk_version: string | null
   /** JSON text */
   strategies: string
-  interval_ms: number
-  started_at: Date
+  /** Null for an instance known only from its metrics. */
+  interval_ms: number | null
+  started_at: Date | null
   last_seen_at: ColumnType<Date, Date | undefined, Date>
 }
 
@@ -138,6 +139,28 @@ export interface UsageCountsTable {
 /** When a feature was last evaluated in an environment (by any application). */
 export interface UsageEvaluationsTable {
   feature_name: string
+  environment: string
+  last_seen_at: Date
+}
+
+/** An application as people describe it (POST /api/admin/metrics/applications/{appName}). */
+export interface ApplicationsTable {
+  app_name: string
+  description: string | null
+  url: string | null
+  color: string | null
+  icon: string | null
+  /** JSON text: strategy names. */
+  strategies: ColumnType<string, string | undefined, string>
+  created_by: string
+  created_at: CreatedAt
+  updated_at: ColumnType<Date, Date | undefined, Date>
+}
+
+/** A name SDKs reported usage of that is no flag, per application and environment. */
+export interface UnknownFlagsTable {
+  name: string
+  app_name: string
   environment: string
   last_seen_at: Date
 }
@@ -519,6 +542,8 @@ export interface DB {
   usage_instances: UsageInstancesTable
   usage_counts: UsageCountsTable
   usage_evaluations: UsageEvaluationsTable
+  applications: ApplicationsTable
+  unknown_flags: UnknownFlagsTable
   projects: ProjectsTable
   environments: EnvironmentsTable
   project_environments: ProjectEnvironmentsTable

@@ -4,13 +4,7 @@ import type { Database } from '../db/types.js'
 import { errorStatuses } from '../http/openapi.js'
 import { Nullable, QueryText } from '../http/schemas.js'
 import { changeLifetime, featureTypes } from './feature-types.service.js'
-
-const FeatureType = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  description: Type.String(),
-  lifetimeDays: Nullable(Type.Integer({ description: 'Days until a feature of this type is potentially stale; null: never' })),
-})
+import { FeatureType } from './feature-types.schemas.js'
 
 export const featureTypeRoutes: FastifyPluginAsyncTypebox<{ db: Database }> = async (app, { db }) => {
   app.get(

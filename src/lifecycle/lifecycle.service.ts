@@ -5,7 +5,7 @@ import type { Database } from '../db/types.js'
 import { type Change, withChange, type Writer, writeChange } from '../events/events.service.js'
 import { type Author, toJsonText } from '../events/events.schemas.js'
 import type { LifecycleStage, StageName } from './lifecycle.schemas.js'
-import { countCurrentStages, deleteStage, insertStage, lastEvaluated, listStages, readStages, readStagesOf, updateCompletion } from './lifecycle.store.js'
+import { countCurrentStages, deleteStage, enabledIn, insertStage, lastEvaluated, listStages, readStages, readStagesOf, updateCompletion } from './lifecycle.store.js'
 import { type Completion, type LifecycleTrigger, nextStep, type StageStep } from './stages.js'
 
 const completionData = (c: Completion) =>
@@ -71,25 +71,35 @@ export function uncompleteFeature (writer: Writer, ref: FeatureRef, createdBy: A
 }
 
 /**
- * Moves features along their lifecycle after an SDK evaluated them in an environment. Only
- * features whose stage would change are locked (in name order, so that concurrent reports
- * cannot deadlock), and the rule is applied again under the lock.
+ * Moves features along their lifecycle after an SDK evaluated them in an environment: to live
+ * when the environment is of type production and the feature is on there (as Unleash), else to
+ * pre-live. Only features whose stage may change are locked (in name order, so that concurrent
+ * reports cannot deadlock), and the rule is applied again under the lock, with whether each is
+ * on read there too. Returns the features that may still move on a later evaluation here
+ * (evaluated in production while off there, and not live: a later evaluation may find them on).
  */
 export async function moveOnEvaluation (
   db: Database,
   features: readonly string[],
   environment: { name: string; production: boolean },
   createdBy: Author
-) {
-  const trigger = { kind: 'evaluated', production: environment.production } as const
+): Promise<Set<string>> {
   const stages = await readStagesOf(db, features)
-  const candidates = features.filter((f) => nextStep(stages.get(f) ?? [], trigger).kind !== 'none')
-  if (candidates.length === 0) return
+  // Whether each is on where it was evaluated, read first without a lock: most are not to move.
+  const on = environment.production ? await enabledIn(db, features, environment.name) : new Set<string>()
+  const trigger = (feature: string) => ({ kind: 'evaluated', production: on.has(feature) }) as const
+  const stays = (f: string) => nextStep(stages.get(f) ?? [], { kind: 'evaluated', production: true }).kind === 'none'
+  const waiting = new Set(environment.production ? features.filter((f) => !on.has(f) && !stays(f)) : [])
+  const candidates = features.filter((f) => nextStep(stages.get(f) ?? [], trigger(f)).kind !== 'none')
+  if (candidates.length === 0) return waiting
   await writeChange(db, async (change) => {
-    for (const locked of await lockFeaturesByName(change.trx, candidates)) {
-      await transition(change, locked, trigger, createdBy, environment.name)
+    const locked = await lockFeaturesByName(change.trx, candidates)
+    const onNow = environment.production ? await enabledIn(change.trx, locked.map((f) => f.feature), environment.name) : new Set<string>()
+    for (const ref of locked) {
+      await transition(change, ref, { kind: 'evaluated', production: onNow.has(ref.feature) }, createdBy, environment.name)
     }
   })
+  return waiting
 }
 
 /**

@@ -1,6 +1,6 @@
-import { sql, type Transaction } from 'kysely'
+import { type ExpressionBuilder, sql, type Transaction } from 'kysely'
 import type { DB, Queryable } from '../db/types.js'
-import type { LifecycleStage, StageName } from './lifecycle.schemas.js'
+import type { CompletionStatus, LifecycleStage, StageName } from './lifecycle.schemas.js'
 import type { Completion, EnteredStage } from './stages.js'
 
 /**
@@ -31,6 +31,19 @@ export async function readStagesOf (db: Queryable, features: readonly string[]):
     .execute()
   for (const r of rows) out.get(r.feature_name)?.push({ stage: r.stage })
   return out
+}
+
+/** Which of these features are on in the environment (what makes usage there live). */
+export async function enabledIn (db: Queryable, features: readonly string[], environment: string): Promise<Set<string>> {
+  if (features.length === 0) return new Set()
+  const rows = await db
+    .selectFrom('feature_environments')
+    .select('feature_name')
+    .where('environment_name', '=', environment)
+    .where('enabled', '=', true)
+    .where('feature_name', 'in', features)
+    .execute()
+  return new Set(rows.map((r) => r.feature_name))
 }
 
 export async function insertStage (trx: Transaction<DB>, feature: string, stage: StageName, completion?: Completion) {
@@ -116,6 +129,33 @@ export async function currentStagesOfProject (db: Queryable, project: string) {
     .orderBy('feature_lifecycles.entered_stage_at', 'desc')
     .execute()
   return new Map(rows.map((r) => [r.feature_name, { stage: r.stage, enteredStageAt: r.entered_stage_at }]))
+}
+
+/**
+ * The current stage of the feature a caller's query names `f` (the stage entered last), as a
+ * scalar subquery: what feature search filters on.
+ */
+export const currentStageOf = <T extends ExpressionBuilder<DB & { f: DB['features'] }, 'f'>>(eb: T) =>
+  (eb as ExpressionBuilder<DB & { f: DB['features'] }, 'f'>)
+    .selectFrom('feature_lifecycles as l')
+    .select('l.stage')
+    .whereRef('l.feature_name', '=', 'f.name')
+    .orderBy('l.entered_stage_at', 'desc')
+    .limit(1)
+    .$asScalar()
+
+/** The current stage of each of these features, with its status: what a search shows of each. */
+export async function currentStagesOf (db: Queryable, features: readonly string[]) {
+  if (features.length === 0) return new Map<string, { stage: StageName; status: CompletionStatus | null; enteredStageAt: Date }>()
+  const rows = await db
+    .selectFrom('feature_lifecycles')
+    .distinctOn('feature_name')
+    .select(['feature_name', 'stage', 'status', 'entered_stage_at'])
+    .where('feature_name', 'in', features)
+    .orderBy('feature_name')
+    .orderBy('entered_stage_at', 'desc')
+    .execute()
+  return new Map(rows.map((r) => [r.feature_name, { stage: r.stage, status: r.status, enteredStageAt: r.entered_stage_at }]))
 }
 
 /** How many features (of `projects`, all when undefined; archived ones too) are in each stage now, by stage. */

@@ -14,7 +14,7 @@ export interface EnteredStage {
 /** What can move a feature along its lifecycle. */
 export type LifecycleTrigger =
   | { kind: 'created' }
-  /** An SDK evaluated it in an environment (of type production, or not). */
+  /** An SDK evaluated it in an environment: of type production where it is on, or elsewhere. */
   | { kind: 'evaluated'; production: boolean }
   | { kind: 'complete'; completion: Completion }
   | { kind: 'uncomplete' }
@@ -32,7 +32,8 @@ const sameCompletion = (a: Completion, b: Completion) => a.status === b.status &
 
 /**
  * The lifecycle's one rule. Stages only move forward: initial → pre-live (first evaluation
- * outside production) → live (first evaluation in production; from initial directly). Usage
+ * outside production, or in production while off there) → live (first evaluation in
+ * production while on there; from initial directly). Usage
  * never moves a feature that is live, completed or archived. Completed is left only by
  * uncomplete, archived only by revive; completing again with other values updates them, with
  * the same values does nothing.

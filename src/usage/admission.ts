@@ -115,6 +115,18 @@ export class Admission {
     return { application: newApplication, instance: newInstance }
   }
 
+  /**
+   * Whether an instance seen in a metrics report is recorded: `new` when it was not known (it is
+   * in the book from now on), `known` when it was, `skipped` when it is new and the token has
+   * CLIENT_MAX_INSTANCES already (the report is still counted: only a registration is refused).
+   */
+  touch (book: Book, instance: string): 'new' | 'known' | 'skipped' {
+    if (book.instances.has(instance)) return 'known'
+    if (book.instances.size >= this.limits.maxInstances) return 'skipped'
+    book.instances.add(instance)
+    return 'new'
+  }
+
   /** Admits counts reported by `application`; 400 past the applications cap. Returns whether it is new. */
   count (token: string, book: Book, application: string): boolean {
     const isNew = this.#checkApplication(token, book, application)

@@ -3,7 +3,7 @@ import type { Database, DB } from '../db/types.js'
 import { moveOnEvaluation } from '../lifecycle/lifecycle.service.js'
 import type { UsageLimits } from './admission.js'
 import { type Batch, instanceKeyOf, keyOf } from './batch.js'
-import { addCounts, isProduction, lockTokenUsage, markEvaluated, readTokenUsage, upsertApplications, upsertInstances } from './usage.store.js'
+import { addCounts, isProduction, lockTokenUsage, markEvaluated, readTokenUsage, recordUnknownFlags, touchInstances, upsertApplications, upsertInstances } from './usage.store.js'
 
 /**
  * A feature evaluated in an environment whose lifecycle was just looked at (and moved if it
@@ -49,8 +49,22 @@ export class BatchWriter {
     if (instances.length > 0) {
       await upsertInstances(trx, instances.map(({ application, ...rest }) => ({ applicationId: id(application), ...rest })))
     }
+    // A registration in the same batch says more than a metrics report: it is written instead.
+    const touched = [...batch.touched].filter(([key, i]) => !refused.has(key) && !refused.has(i.application) && !batch.instances.has(key)).map(([, i]) => i)
+    if (touched.length > 0) {
+      await touchInstances(trx, touched.map(({ application, ...rest }) => ({ applicationId: id(application), ...rest })))
+    }
     const counts = [...batch.counts.values()].filter((c) => !refused.has(c.application))
     const counted = counts.length === 0 ? [] : await addCounts(trx, counts.map(({ application, ...rest }) => ({ applicationId: id(application), ...rest })))
+    if (counted.length < counts.length) {
+      // Some were not counted: those that name no feature are unknown flags.
+      const countedNames = new Set(counted.map((row) => `${row.application_id}\n${row.feature_name}`))
+      const missed = counts.filter((c) => !countedNames.has(`${id(c.application)}\n${c.feature}`))
+      await recordUnknownFlags(trx, missed.map((c) => {
+        const app = batch.applications.get(c.application)!
+        return { name: c.feature, appName: app.appName, environment: app.environment, at: c.lastSeenAt }
+      }))
+    }
     if (counted.length > 0) {
       // When each counted feature was last evaluated in its environment.
       const latest = new Map<string, { feature: string; environment: string; at: Date }>()
@@ -113,9 +127,9 @@ export class BatchWriter {
       const unsettled = [...features].filter((f) => (this.#settled.get(`${environment}\n${f}`) ?? 0) <= now).sort()
       if (unsettled.length === 0) continue
       try {
-        await moveOnEvaluation(this.db, unsettled, { name: environment, production: await this.#isProduction(environment, now) }, { name: token })
+        const waiting = await moveOnEvaluation(this.db, unsettled, { name: environment, production: await this.#isProduction(environment, now) }, { name: token })
         if (this.#settled.size + unsettled.length > MAX_SETTLED) this.#settled.clear()
-        for (const f of unsettled) this.#settled.set(`${environment}\n${f}`, now + SETTLED_MS)
+        for (const f of unsettled) if (!waiting.has(f)) this.#settled.set(`${environment}\n${f}`, now + SETTLED_MS)
       } catch (error) {
         this.options.onError(error, 'moving the lifecycle of evaluated features failed; the next report of them moves it')
       }

@@ -1,5 +1,5 @@
 import type { TokenScope } from '../access/scope.js'
-import { type ApplicationKey, MAX_VARIANT_NAMES, type PendingCounts, type SeenApplication, type SeenInstance } from './usage.store.js'
+import { type ApplicationKey, MAX_VARIANT_NAMES, type PendingCounts, type SeenApplication, type SeenInstance, type TouchedInstance } from './usage.store.js'
 
 /** An application as its token reports it: the token's environment and scope, and the app name. */
 export const applicationKey = (token: TokenScope, appName: string): ApplicationKey => ({
@@ -19,6 +19,9 @@ export type Counts = Omit<PendingCounts, 'applicationId'> & { application: strin
 /** An instance as the store writes it, under the application's key in memory. */
 export type Instance = Omit<SeenInstance, 'applicationId'> & { application: string }
 
+/** An instance seen in a metrics report (not a registration), under the application's key in memory. */
+export type Touched = Omit<TouchedInstance, 'applicationId'> & { application: string }
+
 /** The applications and instances one token added that were not stored when they were admitted. */
 export interface Added {
   applications: Set<string>
@@ -29,12 +32,14 @@ export interface Added {
 export class Batch {
   readonly applications = new Map<string, SeenApplication>()
   readonly instances = new Map<string, Instance>()
+  /** Instances that reported metrics: their registration (if any) is kept, they are marked seen. */
+  readonly touched = new Map<string, Touched>()
   readonly counts = new Map<string, Counts>()
   /** Per token, the applications and instances it added that were not stored when admitted. */
   readonly added = new Map<string, Added>()
 
   get size () {
-    return this.applications.size + this.instances.size + this.counts.size
+    return this.applications.size + this.instances.size + this.touched.size + this.counts.size
   }
 
   addedBy (token: string): Added {
@@ -52,6 +57,12 @@ export class Batch {
     const key = instanceKeyOf(instance.application, instance.instanceId)
     const seen = this.instances.get(key)
     if (!seen || seen.lastSeenAt <= instance.lastSeenAt) this.instances.set(key, instance)
+  }
+
+  touchInstance (instance: Touched) {
+    const key = instanceKeyOf(instance.application, instance.instanceId)
+    const seen = this.touched.get(key)
+    if (!seen || seen.lastSeenAt <= instance.lastSeenAt) this.touched.set(key, { ...instance, sdkVersion: instance.sdkVersion ?? seen?.sdkVersion ?? null })
   }
 
   count (counts: Counts) {
@@ -80,6 +91,7 @@ export class Batch {
   absorb (older: Batch) {
     for (const [application, seen] of older.applications) this.seeApplication(application, seen, seen.lastSeenAt)
     for (const instance of older.instances.values()) if (!this.instances.has(instanceKeyOf(instance.application, instance.instanceId))) this.seeInstance(instance)
+    for (const instance of older.touched.values()) if (!this.touched.has(instanceKeyOf(instance.application, instance.instanceId))) this.touchInstance(instance)
     for (const counts of older.counts.values()) this.count(counts)
     for (const [token, added] of older.added) {
       const mine = this.addedBy(token)

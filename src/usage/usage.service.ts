@@ -108,10 +108,12 @@ export class UsageRecorder implements Worker, UsageSink {
   }
 
   /**
-   * Adds an SDK's evaluation counts to the current hour (the server's, not the client's) of its
-   * application. At the flush, features that do not exist, are archived or are outside the
-   * token's projects are ignored (as Unleash does), and the evaluated features move along their
-   * lifecycle.
+   * Adds an SDK's evaluation counts to its application, in the hour its bucket stopped (as
+   * Unleash files them; a bucket that stops in the future counts now), and marks its instance
+   * seen (recorded if it never registered, while the token's instances are under their cap). At
+   * the flush, features that do not exist, are archived or are outside the token's projects are
+   * not counted (as Unleash does; names of no feature are kept as unknown flags), and the
+   * evaluated features move along their lifecycle.
    */
   async count (token: TokenScope, body: Static<typeof ClientMetrics>): Promise<void> {
     const reported = Object.entries(body.bucket.toggles).filter(([, c]) => c.yes + c.no > 0)
@@ -121,9 +123,15 @@ export class UsageRecorder implements Worker, UsageSink {
     const now = new Date()
     const key = applicationKey(token, body.appName)
     const application = keyOf(key)
-    if (this.#admission.count(token.name, book, application)) this.#pending.addedBy(token.name).applications.add(application)
+    const added = this.#pending.addedBy(token.name)
+    if (this.#admission.count(token.name, book, application)) added.applications.add(application)
     this.#pending.seeApplication(application, key, now)
-    const hour = startOfHour(now)
+    const instance = instanceKeyOf(application, body.instanceId)
+    const touched = this.#admission.touch(book, instance)
+    if (touched === 'new') added.instances.add(instance)
+    if (touched !== 'skipped') this.#pending.touchInstance({ application, instanceId: body.instanceId, sdkVersion: body.sdkVersion ?? null, lastSeenAt: now })
+    const stopped = new Date(body.bucket.stop)
+    const hour = startOfHour(stopped > now ? now : stopped)
     const projects = token.projects.includes(ALL) ? null : token.projects
     for (const [feature, c] of reported) {
       const variants: Record<string, number> = {}

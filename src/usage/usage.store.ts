@@ -84,8 +84,10 @@ export interface SeenInstance {
 
 /** Inserts or refreshes instances, one statement, in key order. */
 export async function upsertInstances (trx: Transaction<DB>, seen: readonly SeenInstance[]) {
+  // The strategies go in as the array they are (JSON text inside the JSON would be stored as a string).
+  const values = seen.map((i) => ({ ...i, strategies: JSON.parse(i.strategies) as unknown }))
   const rows = sql<{ application_id: number }>`(
-    SELECT * FROM json_to_recordset(${JSON.stringify(seen)}::json)
+    SELECT * FROM json_to_recordset(${JSON.stringify(values)}::json)
       AS r ("applicationId" integer, "instanceId" text, "sdkVersion" text, strategies json, "intervalMs" integer, "startedAt" timestamptz, "lastSeenAt" timestamptz)
   )`
   await trx
@@ -113,6 +115,82 @@ export async function upsertInstances (trx: Transaction<DB>, seen: readonly Seen
         started_at: eb.ref('excluded.started_at'),
         last_seen_at: sql`greatest(usage_instances.last_seen_at, excluded.last_seen_at)`,
       }))
+    )
+    .execute()
+}
+
+/** An SDK instance seen in a metrics report: known from its registration, or only from its reports. */
+export interface TouchedInstance {
+  applicationId: number
+  instanceId: string
+  /** What its metrics said (Unleash SDKs send it there too), if anything. */
+  sdkVersion: string | null
+  lastSeenAt: Date
+}
+
+/**
+ * Marks instances seen by their metrics, one statement, in key order: a registered instance
+ * keeps what its registration said (its SDK version when the report names none); one never
+ * registered is stored with what its report said, no strategies, no interval and no start.
+ */
+export async function touchInstances (trx: Transaction<DB>, seen: readonly TouchedInstance[]) {
+  const rows = sql<{ application_id: number }>`(
+    SELECT * FROM json_to_recordset(${JSON.stringify(seen)}::json)
+      AS r ("applicationId" integer, "instanceId" text, "sdkVersion" text, "lastSeenAt" timestamptz)
+  )`
+  await trx
+    .insertInto('usage_instances')
+    .columns(['application_id', 'instance_id', 'sdk_version', 'strategies', 'last_seen_at'])
+    .expression(
+      trx
+        .selectFrom(rows.as('r'))
+        .select(sql<number>`"applicationId"`.as('application_id'))
+        .select([
+          sql<string>`"instanceId"`.as('instance_id'),
+          sql<string | null>`"sdkVersion"`.as('sdk_version'),
+          sql<string>`'[]'`.as('strategies'),
+          sql<Date>`"lastSeenAt"`.as('last_seen_at'),
+        ])
+        .orderBy(sql`"applicationId", "instanceId"`)
+    )
+    .onConflict((oc) =>
+      oc.columns(['application_id', 'instance_id']).doUpdateSet({
+        sdk_version: sql`coalesce(usage_instances.sdk_version, excluded.sdk_version)`,
+        last_seen_at: sql`greatest(usage_instances.last_seen_at, excluded.last_seen_at)`,
+      })
+    )
+    .execute()
+}
+
+/** Most names kept as unknown flags at once (a day of them): a flood of made-up names stops there. */
+export const MAX_UNKNOWN_FLAGS = 10_000
+
+/**
+ * Records the names of these reports that are no feature at all (archived ones are features),
+ * per application and environment, with when they were last reported; nothing past
+ * MAX_UNKNOWN_FLAGS rows. One statement, rows in key order.
+ */
+export async function recordUnknownFlags (trx: Transaction<DB>, reported: readonly { name: string; appName: string; environment: string; at: Date }[]) {
+  const rows = sql<{ name: string; app_name: string; environment: string; last_seen_at: Date }>`(
+    SELECT name, "appName" AS app_name, environment, max(at) AS last_seen_at
+    FROM json_to_recordset(${JSON.stringify(reported)}::json) AS r (name text, "appName" text, environment text, at timestamptz)
+    GROUP BY name, "appName", environment
+  )`
+  await trx
+    .insertInto('unknown_flags')
+    .columns(['name', 'app_name', 'environment', 'last_seen_at'])
+    .expression(
+      trx
+        .selectFrom(rows.as('r'))
+        .select(['r.name', 'r.app_name', 'r.environment', 'r.last_seen_at'])
+        .where((eb) => eb.not(eb.exists(eb.selectFrom('features as f').select('f.name').whereRef('f.name', '=', 'r.name'))))
+        .where((eb) => eb(eb.selectFrom('unknown_flags').select((e) => e.fn.countAll<number>().as('n')), '<', MAX_UNKNOWN_FLAGS))
+        .orderBy('r.name').orderBy('r.app_name').orderBy('r.environment')
+    )
+    .onConflict((oc) =>
+      oc.columns(['name', 'app_name', 'environment']).doUpdateSet({
+        last_seen_at: sql`greatest(unknown_flags.last_seen_at, excluded.last_seen_at)`,
+      })
     )
     .execute()
 }
@@ -210,11 +288,14 @@ export async function isProduction (db: Queryable, environment: string): Promise
 /**
  * Deletes usage older than the retention: counts of hours before `countsBefore`, instances
  * not seen since `instancesBefore`, applications not seen since `countsBefore` (with all that
- * is theirs). Returns how many rows of each went.
+ * is theirs), unknown flags not reported since `unknownBefore`, and when features that no longer
+ * exist were last seen. Returns how many rows of each went.
  */
-export async function deleteUsage (db: Database, countsBefore: Date, instancesBefore: Date) {
+export async function deleteUsage (db: Database, countsBefore: Date, instancesBefore: Date, unknownBefore: Date) {
   const counts = await db.deleteFrom('usage_counts').where('hour', '<', countsBefore).executeTakeFirst()
-  await db.deleteFrom('usage_evaluations').where('last_seen_at', '<', countsBefore).execute()
+  // When a feature was last seen is kept as long as the feature (as Unleash shows it).
+  await db.deleteFrom('usage_evaluations').where((eb) => eb.not(eb.exists(eb.selectFrom('features as f').select('f.name').whereRef('f.name', '=', 'usage_evaluations.feature_name')))).execute()
+  await db.deleteFrom('unknown_flags').where('last_seen_at', '<', unknownBefore).execute()
   const instances = await db.deleteFrom('usage_instances').where('last_seen_at', '<', instancesBefore).executeTakeFirst()
   const applications = await db.deleteFrom('usage_applications').where('last_seen_at', '<', countsBefore).executeTakeFirst()
   return {

@@ -596,7 +596,7 @@ describe('import and export', () => {
     // (it tags the renamed flag, and not the overwritten one, whose tag is gone).
     const list = (await api('GET', `/api/admin/projects/${target}/features`)).body.features
     expect(list.map((f: any) => f.name).sort()).toEqual([existing, fresh].sort())
-    for (const f of list) expect(f.environments).toEqual([{ name: 'development', enabled: true }])
+    for (const f of list) expect(f.environments.map((e: any) => ({ name: e.name, enabled: e.enabled }))).toEqual([{ name: 'development', enabled: true }])
     expect(list.find((f: any) => f.name === fresh).tags).toEqual([{ type: 'simple', value: 'moved' }])
     expect(list.find((f: any) => f.name === existing).tags).toEqual([])
     expect(list.find((f: any) => f.name === existing).description).toBe('Overwritten by the import')

@@ -85,6 +85,8 @@ const TABLES = [
   'groups',
   'group_users',
   'group_project_roles',
+  'applications',
+  'unknown_flags',
   'change_request_settings',
   'change_requests',
   'change_request_changes',

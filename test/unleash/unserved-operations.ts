@@ -24,22 +24,6 @@ export const UNSERVED: Record<string, Listed> = {
   // Issue 38: the rest of Unleash's open-source admin API (every operation of it served now).
 
   // Issue 41: the playground, feature search, usage reads, stale flags, project health and insights.
-  'POST /api/admin/projects/{projectId}/stale': { owner: 41, reason: 'no route: mark flags stale (issue 41)' },
-  'GET /api/admin/client-metrics/features/{name}': { owner: 41, reason: "no route: a flag's usage summary (issue 41)" },
-  'GET /api/admin/client-metrics/features/{name}/raw': { owner: 41, reason: "no route: a flag's usage per hour (issue 41)" },
-  'GET /api/admin/metrics/applications': { owner: 41, reason: 'no route: applications that reported (issue 41)' },
-  'DELETE /api/admin/metrics/applications/{appName}': { owner: 41, reason: "no route: forget an application (the applications registry, with issue 41's reads)" },
-  'GET /api/admin/metrics/applications/{appName}': { owner: 41, reason: 'no route: one application (issue 41)' },
-  'POST /api/admin/metrics/applications/{appName}': { owner: 41, reason: "no route: describe an application (the applications registry, with issue 41's reads)" },
-  'GET /api/admin/metrics/applications/{appName}/overview': { owner: 41, reason: "no route: an application's environments, instances and flags (issue 41's usage reads)" },
-  'GET /api/admin/metrics/instances/{appName}/environment/{environment}': { owner: 41, reason: "no route: an application's instances in an environment (issue 41's usage reads)" },
-  'GET /api/admin/metrics/sdks/outdated': { owner: 41, reason: "no route: SDK versions reported that are outdated (issue 41's usage reads)" },
-  'GET /api/admin/projects/{projectId}/dora': { owner: 41, reason: "no route: a project's lead time (issue 41)" },
-  'GET /api/admin/projects/{projectId}/health-report': { owner: 41, reason: "no route: a project's health (issue 41)" },
-  'GET /api/admin/projects/{projectId}/insights': { owner: 41, reason: "no route: a project's insights (issue 41)" },
-  'GET /api/admin/projects/{projectId}/sdks/outdated': { owner: 41, reason: "no route: a project's outdated SDKs (issue 41's usage reads)" },
-  'GET /api/admin/search/features': { owner: 41, reason: 'no route: feature search (issue 41)' },
-  'GET /api/admin/metrics/unknown-flags': { owner: 41, reason: 'no route: names SDKs asked for that do not exist (issue 41)' },
 
 }
 

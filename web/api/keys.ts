@@ -6,8 +6,12 @@ export const keys = {
   me: ['me'] as const,
   projects: ['projects'] as const,
   environments: ['environments'] as const,
-  /** A project's flag list. */
+  /** A project's flag list; each search of it (the list screen's pages) sits under it. */
   flags: (project: string) => ['features', project] as const,
+  flagSearch: (project: string, query: string) => ['features', project, 'search', query] as const,
+  /** A flag's usage over the last `hours` hours. */
+  usage: (name: string, hours: number) => ['usage', name, hours] as const,
+  featureTypes: ['feature-types'] as const,
   /** A flag as its page reads it. */
   flag: ({ project, name }: FlagRef) => ['feature', project, name] as const,
   /** Every flag of a project, as their pages read them. */

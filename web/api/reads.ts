@@ -3,7 +3,7 @@
 import { type QueryClient, useQuery } from '@tanstack/react-query'
 import { get, seg } from './client'
 import { keys } from './keys'
-import type { ContextField, Environment, FeatureDetails, FeatureSummary, Project, Segment, StrategyDefinition } from './types'
+import type { ContextField, Environment, FeatureDetails, FeatureSummary, FeatureType, Project, Segment, StrategyDefinition, Tag } from './types'
 
 export const useProjects = () =>
   useQuery({ queryKey: keys.projects, queryFn: async () => (await get<{ projects: Project[] }>('/api/admin/projects')).projects })
@@ -24,12 +24,20 @@ const flagQuery = (project: string, name: string) => ({
 
 export const useFlags = (project: string) => useQuery(flagsQuery(project))
 
+/** The flag types with their expected lifetimes (what makes a flag potentially stale). */
+export const useFeatureTypes = () =>
+  useQuery({ queryKey: keys.featureTypes, queryFn: async () => (await get<{ types: FeatureType[] }>('/api/admin/feature-types')).types, staleTime: 60_000 })
+
+/** Every tag that exists, by type and value. */
+export const useAllTags = () =>
+  useQuery({ queryKey: keys.tags(), queryFn: async () => (await get<{ tags: Tag[] }>('/api/admin/tags')).tags, staleTime: 10_000 })
+
 /** A flag as its page reads it (read only when `enabled`). */
 export const useFlag = (project: string, name: string, enabled = true) => useQuery({ ...flagQuery(project, name), enabled })
 
 /**
  * Starts reading what the first screen shows while the script asks who is signed in: a flag
- * list or a flag opened by its address appears one round trip sooner. A 401 here is ignored
+ * opened by its address appears one round trip sooner. A 401 here is ignored
  * (the sign-in form shows, and the screen reads again after sign-in).
  */
 export function prefetchFor (client: QueryClient, path: string) {
@@ -40,8 +48,8 @@ export function prefetchFor (client: QueryClient, path: string) {
     return // a malformed address: the screen says so
   }
   if (parts[0] !== 'projects' || !parts[1]) return
-  if (parts.length === 2) client.prefetchQuery(flagsQuery(parts[1]))
-  else if (parts[2] === 'features' && parts[3]) client.prefetchQuery(flagQuery(parts[1], parts[3]))
+  // A flag list reads through feature search: its first page is started by the flags feature (main.tsx).
+  if (parts[2] === 'features' && parts[3]) client.prefetchQuery(flagQuery(parts[1], parts[3]))
 }
 
 export const useDefinitions = () =>

@@ -20,6 +20,9 @@ import type { Tag as TagSchema, TagType as TagTypeSchema } from '../../src/tags/
 import type { CreatedPat as CreatedPatSchema, Me as MeSchema, Pat, TokenUser as TokenUserSchema, User as UserSchema } from '../../src/users/users.schemas'
 import type { Payload as PayloadSchema, Variant as VariantSchema } from '../../src/variants/variants.schemas'
 import type { Addon, CreatedAddon as CreatedAddonSchema, Delivery as DeliverySchema, RotatedSecret as RotatedSecretSchema } from '../../src/webhooks/webhooks.schemas'
+import type { RawMetrics as RawMetricsSchema, UsageSummary as UsageSummarySchema } from '../../src/insight/metrics.schemas'
+import type { SearchResult as SearchResultSchema } from '../../src/insight/search.schemas'
+import type { FeatureType as FeatureTypeSchema } from '../../src/feature-types/feature-types.schemas'
 
 export type { Constraint }
 import type { ChangeAction } from '../../src/vocabulary/change-requests'
@@ -80,6 +83,12 @@ export type PasswordAuth = Answer<typeof PasswordAuthSchema>
 export type Group = Answer<typeof GroupSchema>
 export type Export = Answer<typeof ExportResult>
 
+export type SearchResult = Answer<typeof SearchResultSchema>
+export type SearchedFlag = SearchResult['features'][number]
+export type RawMetrics = Answer<typeof RawMetricsSchema>
+export type UsageRow = RawMetrics['data'][number]
+export type UsageSummary = Answer<typeof UsageSummarySchema>
+export type FeatureType = Answer<typeof FeatureTypeSchema>
 export type ChangeRequest = Answer<typeof ChangeRequestView>
 export type ChangeRequestSummary = Answer<typeof ChangeRequestListItem>
 export type ChangeRequestConfig = Answer<typeof EnvironmentConfig>

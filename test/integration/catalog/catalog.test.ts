@@ -74,12 +74,12 @@ describe('environments', () => {
     // enabling again changes nothing
     expect((await post(`/api/admin/projects/${project}/environments`, { environment: name })).statusCode).toBe(200)
     expect(json(await get(`/api/admin/projects/${project}/features/${feature}`)).environments).toEqual([
-      { name, enabled: false, variants: [], strategies: [] },
+      { name, enabled: false, lastSeenAt: null, variants: [], strategies: [] },
     ])
     // a feature created afterwards gets it too
     const later = await createFeature(t.app, project)
     expect(json(await get(`/api/admin/projects/${project}/features/${later}`)).environments).toEqual([
-      { name, enabled: false, variants: [], strategies: [] },
+      { name, enabled: false, lastSeenAt: null, variants: [], strategies: [] },
     ])
   })
 
@@ -120,8 +120,8 @@ describe('features', () => {
       ...json(res),
       lifecycle: { stage: 'initial', enteredStageAt: expect.any(String) },
       environments: [
-        { name: 'development', enabled: false, variants: [], strategies: [] },
-        { name: 'production', enabled: false, variants: [], strategies: [] },
+        { name: 'development', enabled: false, lastSeenAt: null, variants: [], strategies: [] },
+        { name: 'production', enabled: false, lastSeenAt: null, variants: [], strategies: [] },
       ],
       dependencies: [],
       children: [],

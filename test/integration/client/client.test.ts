@@ -280,7 +280,12 @@ describe('SDK usage: register and metrics', () => {
     expect(await countsOf('no-such-feature')).toEqual([])
     expect((await stagesOf(feature)).map((s: any) => s.stage)).toEqual(['initial', 'pre-live'])
 
+    // Usage in production while the feature is off there leaves it pre-live; once on, live.
     const production = await clientToken('production')
+    expect((await metrics({ [feature]: { yes: 0, no: 1 } }, production)).statusCode).toBe(202)
+    await t.app.usage.flush()
+    expect((await stagesOf(feature)).map((s: any) => s.stage)).toEqual(['initial', 'pre-live'])
+    await t.app.inject({ method: 'POST', url: `/api/admin/projects/default/features/${feature}/environments/production/on`, headers: auth() })
     expect((await metrics({ [feature]: { yes: 1, no: 0 } }, production)).statusCode).toBe(202)
     await t.app.usage.flush()
     expect((await stagesOf(feature)).map((s: any) => s.stage)).toEqual(['initial', 'pre-live', 'live'])

@@ -757,6 +757,31 @@ describe('every write route records an event and moves the client version; a ref
       refuse: () => t.app.inject({ method: 'DELETE', url: '/api/admin/projects/default/groups/999999/roles', headers: auth() }),
     },
     {
+      route: 'POST /api/admin/projects/:projectId/stale',
+      run: async () => post('/api/admin/projects/default/stale', { features: [await feature('stale')], stale: true }),
+      status: 202,
+      event: 'feature-stale-on',
+      refuse: ({ feature }) => post('/api/admin/projects/default/stale', { features: [feature, 'ghost'], stale: true }),
+    },
+    {
+      route: 'POST /api/admin/metrics/applications/:appName',
+      run: () => post(`/api/admin/metrics/applications/${uniqueName('app')}`, { description: 'described', color: 'red' }),
+      status: 202,
+      event: 'application-created',
+      refuse: () => post(`/api/admin/metrics/applications/${uniqueName('app')}`, { colour: 'red' }),
+    },
+    {
+      route: 'DELETE /api/admin/metrics/applications/:appName',
+      run: async () => {
+        const name = uniqueName('app')
+        await post(`/api/admin/metrics/applications/${name}`, { description: 'to forget' })
+        return t.app.inject({ method: 'DELETE', url: `/api/admin/metrics/applications/${name}`, headers: auth() })
+      },
+      status: 200,
+      event: 'application-deleted',
+      refuse: () => t.app.inject({ method: 'DELETE', url: `/api/admin/metrics/applications/${'x'.repeat(300)}`, headers: auth() }),
+    },
+    {
       route: 'PUT /api/admin/projects/:projectId/environments/:environment/change-requests/config',
       run: async () => {
         const id = uniqueName('p')

@@ -193,6 +193,22 @@ const TABLE: Record<string, Need> = {
   'GET /api/admin/addons/:id/deliveries': 'admin',
   'GET /api/admin/addons/:id/events': 'admin',
   'POST /api/admin/addons/:id/deliveries/:deliveryId/redeliver': 'admin',
+  'GET /api/admin/search/features': 'viewer',
+  'GET /api/admin/client-metrics/features/:name/raw': 'viewer',
+  'GET /api/admin/client-metrics/features/:name': 'viewer',
+  'GET /api/admin/metrics/applications': 'viewer',
+  'GET /api/admin/metrics/applications/:appName': 'viewer',
+  'POST /api/admin/metrics/applications/:appName': 'editor',
+  'DELETE /api/admin/metrics/applications/:appName': 'editor',
+  'GET /api/admin/metrics/applications/:appName/overview': 'viewer',
+  'GET /api/admin/metrics/instances/:appName/environment/:environment': 'viewer',
+  'GET /api/admin/metrics/sdks/outdated': 'viewer',
+  'GET /api/admin/metrics/unknown-flags': 'viewer',
+  'POST /api/admin/projects/:projectId/stale': 'editor',
+  'GET /api/admin/projects/:projectId/health-report': 'viewer',
+  'GET /api/admin/projects/:projectId/insights': 'viewer',
+  'GET /api/admin/projects/:projectId/dora': 'viewer',
+  'GET /api/admin/projects/:projectId/sdks/outdated': 'viewer',
   'GET /api/admin/projects/:projectId/change-requests/config': 'viewer',
   'PUT /api/admin/projects/:projectId/environments/:environment/change-requests/config': 'admin',
   'POST /api/admin/projects/:projectId/environments/:environment/change-requests': 'editor',
@@ -310,6 +326,7 @@ const concrete = (url: string) =>
     .replace(':key', 'no-such-flag')
     .replace(':linkId', '01ARZ3NDEKTSV4RRFFQ69G5FAV')
     .replace(':deliveryId', '999999')
+    .replace(':appName', 'no-such-app')
     .replace(':changeRequestId', '999999')
     .replace(':changeId', '999999')
     .replace(':groupId', '999999')

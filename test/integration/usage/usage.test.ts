@@ -210,6 +210,8 @@ describe('the lifecycle only moves forward', () => {
     const production = await clientToken('production')
     const development = await clientToken('development')
     const features = await Promise.all(Array.from({ length: 10 }, () => createFeature(t.app)))
+    // Usage in production makes a feature live where it is on there.
+    for (const f of features) await send('POST', `/api/admin/projects/default/features/${f}/environments/production/on`)
     const toggles = Object.fromEntries(features.map((f) => [f, { yes: 1, no: 0 }]))
     await Promise.all(
       Array.from({ length: 10 }, (_, i) => metrics(i % 2 === 0 ? production : development, toggles, `race-${i % 2}`))
@@ -261,8 +263,8 @@ describe('reports are summed in memory and written in one flush', () => {
     await flush()
     const answers = await Promise.all(Array.from({ length: 50 }, (_, i) => metrics(secret, { [feature]: { yes: 2, no: 1, variants: { red: 1, [`v${i % 3}`]: 1 } } }, 'summed')))
     expect(answers.map((a) => a.statusCode)).toEqual(Array(50).fill(202))
-    // Pending: one application and one count row, however many reports.
-    expect(t.app.usage.pending).toBe(2)
+    // Pending: one application, its instance and one count row, however many reports.
+    expect(t.app.usage.pending).toBe(3)
     expect(await countsOf(feature)).toEqual([])
     expect((await stagesOf(feature)).map((s: { stage: string }) => s.stage)).toEqual(['initial'])
     await flush()
@@ -350,7 +352,7 @@ describe('reports are summed in memory and written in one flush', () => {
       const res = await other.app.inject({ method: 'POST', url: '/api/client/metrics', headers: auth(secret), payload: { appName: 'closing', instanceId: 'i', bucket: { start: now(), stop: now(), toggles: { [feature]: { yes: 1, no: 1 } } } } })
       expect(res.statusCode).toBe(202)
     }
-    expect(other.app.usage.pending).toBe(2)
+    expect(other.app.usage.pending).toBe(3)
     let stored: unknown
     await other.close(async () => {
       stored = await other.database.db.selectFrom('usage_counts').select(['yes', 'no']).where('feature_name', '=', feature).execute()

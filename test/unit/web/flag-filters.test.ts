@@ -1,75 +1,37 @@
-/** The flag list's filters: kept in the address, applied to the list already read. */
+/** The flag list's filters: kept in the address, asked of feature search. */
 import { describe, expect, it } from 'vitest'
-import type { FeatureSummary } from '../../../web/api/types'
-import { activeFilters, choices, NO_FILTERS, readFilters, selectFlags, writeFilters } from '../../../web/features/flags/filters'
+import { activeFilters, NO_FILTERS, readFilters, searchQuery, stateOptions, writeFilters } from '../../../web/features/flags/filters'
 
-const environment = (name: string, enabled: boolean, sortOrder: number) =>
-  ({ name, type: name, enabled, sortOrder, variantCount: 0, lastSeenAt: null, hasStrategies: enabled, hasEnabledStrategies: enabled })
-
-const flag = (name: string, more: Partial<FeatureSummary> = {}): FeatureSummary => ({
-  name,
-  project: 'default',
-  description: null,
-  type: 'release',
-  stale: false,
-  favorite: false,
-  impressionData: false,
-  createdAt: '2026-01-01T00:00:00.000Z',
-  environments: [environment('development', false, 1), environment('production', false, 2)],
-  lifecycle: { stage: 'initial', enteredStageAt: '2026-01-01T00:00:00.000Z' },
-  tags: [],
-  ...more,
-})
-
-const FLAGS = [
-  flag('checkout', { description: 'The new one-page Checkout', createdAt: '2026-01-03T00:00:00.000Z', tags: [{ type: 'release', value: 'q4' }] }),
-  flag('dark-mode', { type: 'experiment', environments: [environment('development', true, 1), environment('production', true, 2)] }),
-  flag('beta', { type: 'permission', lifecycle: { stage: 'live', enteredStageAt: '2026-01-02T00:00:00.000Z' }, createdAt: '2026-01-02T00:00:00.000Z' }),
-]
-const names = (flags: FeatureSummary[]) => flags.map((f) => f.name)
-
-describe('the flag list filters', () => {
-  it('round-trips through the address, leaving out what is not set', () => {
-    const filters = { q: 'dark mode', type: 'experiment', stage: 'live', tag: 'release:q4', sort: '-created', state: { production: 'on', development: '' } }
-    const search = writeFilters(filters)
-    expect(search).toBe('?q=dark+mode&type=experiment&stage=live&tag=release%3Aq4&sort=-created&state.production=on')
-    expect(readFilters(search)).toEqual({ ...filters, state: { production: 'on' } })
+describe('flag list filters', () => {
+  it('round-trip through the address, and leave out what is not set', () => {
+    const filters = { q: 'dark mode', type: 'experiment', stage: 'live', tag: 'release:q4', sort: '-created', state: 'production:on', stale: 'potentially-stale' }
+    expect(readFilters(writeFilters(filters))).toEqual(filters)
     expect(writeFilters(NO_FILTERS)).toBe('')
-    expect(readFilters('')).toEqual(NO_FILTERS)
+    expect(activeFilters(filters)).toBe(5)
   })
 
-  it('ignores what the address cannot mean', () => {
-    expect(readFilters('?sort=bogus&state.production=maybe')).toEqual(NO_FILTERS)
+  it('ignore what the address holds that they do not know', () => {
+    expect(readFilters('?sort=sideways&state=production:maybe&stale=old&other=1')).toEqual(NO_FILTERS)
   })
 
-  it('counts the filters that are on, beside the search and the sort', () => {
-    expect(activeFilters({ ...NO_FILTERS, q: 'x', sort: 'type' })).toBe(0)
-    expect(activeFilters({ ...NO_FILTERS, type: 'release', state: { production: 'on', development: '' } })).toBe(2)
+  it('ask feature search for the project\'s flags, as the filters say', () => {
+    const query = (f: Partial<typeof NO_FILTERS>) => Object.fromEntries(new URLSearchParams(searchQuery('web', { ...NO_FILTERS, ...f })))
+    expect(query({})).toEqual({ project: 'IS:web', sortBy: 'name', sortOrder: 'asc' })
+    expect(query({ q: ' dark ', type: 'experiment', stage: 'live', tag: 'release:q4', state: 'production:off', stale: 'stale', sort: '-seen' })).toEqual({
+      project: 'IS:web',
+      query: 'dark',
+      type: 'IS:experiment',
+      lifecycle: 'IS:live',
+      tag: 'INCLUDE:release:q4',
+      status: 'production:disabled',
+      state: 'IS:stale',
+      sortBy: 'lastSeenAt',
+      sortOrder: 'desc',
+    })
+    expect(query({ sort: '-created' })).toMatchObject({ sortBy: 'createdAt', sortOrder: 'desc' })
   })
 
-  it('searches names and descriptions without case', () => {
-    expect(names(selectFlags(FLAGS, { ...NO_FILTERS, q: ' CHECKOUT ' }))).toEqual(['checkout'])
-    expect(names(selectFlags(FLAGS, { ...NO_FILTERS, q: 'one-page' }))).toEqual(['checkout'])
-  })
-
-  it('filters by type, stage, tag and state per environment', () => {
-    expect(names(selectFlags(FLAGS, { ...NO_FILTERS, type: 'experiment' }))).toEqual(['dark-mode'])
-    expect(names(selectFlags(FLAGS, { ...NO_FILTERS, stage: 'live' }))).toEqual(['beta'])
-    expect(names(selectFlags(FLAGS, { ...NO_FILTERS, tag: 'release:q4' }))).toEqual(['checkout'])
-    expect(names(selectFlags(FLAGS, { ...NO_FILTERS, state: { production: 'on' } }))).toEqual(['dark-mode'])
-    expect(names(selectFlags(FLAGS, { ...NO_FILTERS, state: { production: 'off' } }))).toEqual(['beta', 'checkout'])
-    expect(names(selectFlags(FLAGS, { ...NO_FILTERS, state: { staging: 'off' } }))).toEqual([])
-  })
-
-  it('sorts by name either way, by age, by type (then name)', () => {
-    expect(names(selectFlags(FLAGS, NO_FILTERS))).toEqual(['beta', 'checkout', 'dark-mode'])
-    expect(names(selectFlags(FLAGS, { ...NO_FILTERS, sort: '-name' }))).toEqual(['dark-mode', 'checkout', 'beta'])
-    expect(names(selectFlags(FLAGS, { ...NO_FILTERS, sort: '-created' }))).toEqual(['checkout', 'beta', 'dark-mode'])
-    expect(names(selectFlags(FLAGS, { ...NO_FILTERS, sort: 'created' }))).toEqual(['dark-mode', 'beta', 'checkout'])
-    expect(names(selectFlags(FLAGS, { ...NO_FILTERS, sort: 'type' }))).toEqual(['dark-mode', 'beta', 'checkout'])
-  })
-
-  it('offers the environments and tags the flags have', () => {
-    expect(choices(FLAGS)).toEqual({ environments: ['development', 'production'], tags: ['release:q4'] })
+  it('offer on and off in each environment', () => {
+    expect(stateOptions(['development', 'production']).map((o) => o.value)).toEqual(['', 'development:on', 'development:off', 'production:on', 'production:off'])
   })
 })

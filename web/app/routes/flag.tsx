@@ -10,6 +10,7 @@ import { FlagHistory } from '../../features/history/event-list'
 import { Lifecycle } from '../../features/lifecycle/lifecycle'
 import { EnvironmentPanel } from '../../features/strategies/environment-panel'
 import { Tags } from '../../features/tags/tags'
+import { FlagUsage } from '../../features/usage/usage'
 import { FlagVariants } from '../../features/variants/flag-variants'
 
 const TABS = [
@@ -60,6 +61,7 @@ function Overview ({ feature }: { feature: FeatureDetails }) {
           {feature.environments.map((env) => <EnvironmentPanel key={env.name} feature={feature} env={env} />)}
         </div>
       </section>
+      <FlagUsage feature={feature} />
       <Dependencies feature={feature} />
       <Tags feature={feature} />
     </>

@@ -1,4 +1,6 @@
 import { useState } from 'react'
+import { isPotentiallyStale } from '../../../src/vocabulary/staleness'
+import { useFeatureTypes } from '../../api/reads'
 import type { FeatureDetails } from '../../api/types'
 import { Confirm, FormDialog } from '../../components/dialog'
 import { ErrorAlert, errorsAt } from '../../components/feedback'
@@ -7,7 +9,7 @@ import { PageHeading } from '../../components/page'
 import { useAnnounce, useSayAndClose } from '../../lib/announce'
 import { FLAG_TYPE_OPTIONS, flagTypeLabel, STAGE_LABELS } from '../../lib/labels'
 import { useSession } from '../../lib/session'
-import { useArchiveFlag, useReviveFlag, useSaveSettings } from './api'
+import { useArchiveFlag, useMarkStale, useReviveFlag, useSaveSettings } from './api'
 
 /** A flag's name, type, stage and description, with what may be done to the flag as a whole. */
 export function FlagHeader ({ feature }: { feature: FeatureDetails }) {
@@ -23,11 +25,18 @@ export function FlagHeader ({ feature }: { feature: FeatureDetails }) {
     },
   })
   const revive = useReviveFlag(feature, { onSuccess: () => announce(`${feature.name} revived`) })
+  const markStale = useMarkStale(feature, { onSuccess: (_, stale) => announce(stale ? `${feature.name} marked stale` : `${feature.name} no longer marked stale`) })
+  const types = useFeatureTypes()
+  const lifetime = types.data?.find((t) => t.id === feature.type)?.lifetimeDays ?? null
+  const potentially = types.data !== undefined && isPotentiallyStale({ stale: feature.stale, createdAt: new Date(feature.createdAt), lifetimeDays: lifetime }, new Date())
   const actions = session.can('change-flags') && (
     archived
       ? <button type='button' onClick={() => revive.mutate()} aria-busy={revive.isPending || undefined}>Revive</button>
       : (
         <>
+          <button type='button' className='secondary outline' onClick={() => markStale.mutate(!feature.stale)} aria-busy={markStale.isPending || undefined}>
+            {feature.stale ? 'Mark as not stale' : 'Mark as stale'}
+          </button>
           <button type='button' className='secondary outline' onClick={() => setEditing(true)}>Edit settings</button>
           <button type='button' className='secondary outline' onClick={() => setConfirming(true)}>Archive</button>
         </>
@@ -39,10 +48,12 @@ export function FlagHeader ({ feature }: { feature: FeatureDetails }) {
       <p className='facts'>
         <span className='badge'>{flagTypeLabel(feature.type)}</span>
         <span className={`badge stage-${feature.lifecycle.stage}`}>Stage: {STAGE_LABELS[feature.lifecycle.stage]}</span>
+        {feature.stale && <span className='badge stale'>Stale</span>}
+        {potentially && <span className='badge potentially-stale' title={`Older than ${lifetime} days, what a ${flagTypeLabel(feature.type).toLowerCase()} flag is expected to live`}>Potentially stale</span>}
         {feature.description && <span>{feature.description}</span>}
       </p>
       {archived && <p className='alert warning'>This flag is archived: SDKs no longer receive it. Revive it to use it again.</p>}
-      <ErrorAlert error={revive.error} />
+      <ErrorAlert error={revive.error ?? markStale.error} />
       {editing && <SettingsDialog feature={feature} onClose={() => setEditing(false)} />}
       <Confirm
         title={`Archive ${feature.name}?`}
