@@ -8,6 +8,7 @@ import { Dependencies } from '../../features/dependencies/dependencies'
 import { FlagHeader } from '../../features/flags/flag-header'
 import { FlagHistory } from '../../features/history/event-list'
 import { Lifecycle } from '../../features/lifecycle/lifecycle'
+import { Links } from '../../features/links/links'
 import { EnvironmentPanel } from '../../features/strategies/environment-panel'
 import { Tags } from '../../features/tags/tags'
 import { FlagUsage } from '../../features/usage/usage'
@@ -64,6 +65,7 @@ function Overview ({ feature }: { feature: FeatureDetails }) {
       <FlagUsage feature={feature} />
       <Dependencies feature={feature} />
       <Tags feature={feature} />
+      <Links feature={feature} />
     </>
   )
 }
