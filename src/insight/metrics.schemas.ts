@@ -9,7 +9,7 @@ export const AppEnvironmentParams = Type.Object({
 })
 
 export const RawMetricsQuery = Type.Object({
-  hoursBack: Type.Optional(Type.String({ maxLength: 20, description: 'Hours of the window, 1 to USAGE_RETENTION_DAYS × 24 (720 by default); anything else is 24, as Unleash reads it' })),
+  hoursBack: Type.Optional(QueryText({ maxLength: 20, description: 'Hours of the window, 1 to USAGE_RETENTION_DAYS × 24 (720 by default); anything else is 24, as Unleash reads it' })),
 })
 
 const UsageRow = Type.Object({
@@ -37,11 +37,11 @@ export const UsageSummary = Type.Object({
 })
 
 export const ApplicationsQuery = Type.Object({
-  query: Type.Optional(Type.String({ maxLength: 2000, description: 'Comma-separated; names that contain any of them, in any case' })),
-  offset: Type.Optional(Type.String({ maxLength: 20 })),
-  limit: Type.Optional(Type.String({ maxLength: 20, description: '1 to 1000; anything else is 1000' })),
-  sortBy: Type.Optional(Type.String({ maxLength: 100, description: 'Always by name' })),
-  sortOrder: Type.Optional(Type.String({ maxLength: 10, description: 'asc (default) or desc' })),
+  query: Type.Optional(QueryText({ maxLength: 2000, description: 'Comma-separated; names that contain any of them, in any case' })),
+  offset: Type.Optional(QueryText({ maxLength: 20, description: 'Applications skipped (default 0)' })),
+  limit: Type.Optional(QueryText({ maxLength: 20, description: '1 to 1000; anything else is 1000' })),
+  sortBy: Type.Optional(QueryText({ maxLength: 100, description: 'Always by name' })),
+  sortOrder: Type.Optional(QueryText({ maxLength: 10, description: 'asc (default) or desc' })),
 })
 
 const Usage = Type.Object({ project: Type.String({ description: 'A project, or * for tokens of every project' }), environments: Type.Array(Type.String()) })

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox'
-import { Nullable, Timestamp } from '../http/schemas.js'
+import { Nullable, QueryText, Timestamp } from '../http/schemas.js'
 import { STAGES } from '../vocabulary/stages.js'
 
 /** Unleash's patterns, per parameter: which operators each filter accepts. */
@@ -11,7 +11,7 @@ const DATE_PATTERN = '^(IS_BEFORE|IS_ON_OR_AFTER):\\d{4}-\\d{2}-\\d{2}$'
 const Filter = (pattern: string, description: string) => Type.Optional(Type.String({ pattern, maxLength: 2000, description }))
 
 export const SearchQuery = Type.Object({
-  query: Type.Optional(Type.String({ maxLength: 2000, description: 'Comma-separated; a feature matches when its name or description contains any of them, in any case' })),
+  query: Type.Optional(QueryText({ maxLength: 2000, description: 'Comma-separated; a feature matches when its name or description contains any of them, in any case' })),
   project: Filter(VALUE_PATTERN, 'IS, IS_NOT, IS_ANY_OF or IS_NONE_OF project ids, e.g. IS:default'),
   type: Filter(VALUE_PATTERN, 'Feature types, e.g. IS_ANY_OF:release,experiment'),
   createdBy: Filter(VALUE_PATTERN, 'User ids; -42: created with an API token'),
@@ -24,10 +24,10 @@ export const SearchQuery = Type.Object({
   lastSeenAt: Filter(DATE_PATTERN, 'When SDKs last evaluated it in an environment, as createdAt'),
   archived: Type.Optional(Type.String({ pattern: '^IS:(true|false)$', description: 'IS:true searches archived features instead' })),
   favorite: Type.Optional(Type.String({ pattern: '^(IS|IS_ANY_OF):(true|false)(,(true|false))*$', description: 'Favourites are not kept here: IS:true finds nothing' })),
-  favoritesFirst: Type.Optional(Type.String({ maxLength: 10, description: 'Accepted; there are no favourites to put first' })),
-  offset: Type.Optional(Type.String({ maxLength: 20, description: 'Features skipped (default 0)' })),
-  limit: Type.Optional(Type.String({ maxLength: 20, description: 'Features answered, 1 to 100; anything else is the default, 50' })),
-  sortBy: Type.Optional(Type.String({ maxLength: 200, description: 'createdAt (default), name, type, stale, project, lastSeenAt (never seen last), environment:<name> (by enabled there, features without it last)' })),
+  favoritesFirst: Type.Optional(QueryText({ maxLength: 10, description: 'Accepted; there are no favourites to put first' })),
+  offset: Type.Optional(QueryText({ maxLength: 20, description: 'Features skipped (default 0)' })),
+  limit: Type.Optional(QueryText({ maxLength: 20, description: 'Features answered, 1 to 100; anything else is the default, 50' })),
+  sortBy: Type.Optional(QueryText({ maxLength: 200, description: 'createdAt (default), name, type, stale, project, lastSeenAt (never seen last), environment:<name> (by enabled there, features without it last)' })),
   sortOrder: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { description: 'Default asc; ties go by createdAt ascending, then name' })),
 })
 

@@ -72,7 +72,12 @@ interface Stream {
   tokenKey: string
   tokenName: string
   closed: boolean
+  /** Ends the stream when its token expires. */
+  expiry?: NodeJS.Timeout
 }
+
+/** Longest a timer waits (Node's limit, about 24.8 days): a stream whose token expires later ends then, and its SDK connects again. */
+const MAX_TIMER_MS = 2 ** 31 - 1
 
 interface Join {
   stream: Stream
@@ -154,6 +159,8 @@ export class Streams<P = unknown> implements Worker {
     // The slot is given back when the client leaves, whenever that is: before this line too.
     sink.onClose(() => this.#forget(stream))
     if (stream.closed) return
+    // A stream lives no longer than its token.
+    if (token.expiresAt) stream.expiry = setTimeout(() => this.#end(stream), Math.min(Math.max(token.expiresAt.getTime() - Date.now(), 0), MAX_TIMER_MS)).unref()
     sink.begin()
     this.#joins.push({ stream, lastEventId: parseRevision(lastEventId) })
     this.#kick()
@@ -180,6 +187,7 @@ export class Streams<P = unknown> implements Worker {
   #forget (stream: Stream): void {
     if (stream.closed) return
     stream.closed = true
+    clearTimeout(stream.expiry)
     this.#count--
     const left = (this.#perToken.get(stream.tokenKey) ?? 1) - 1
     if (left === 0) this.#perToken.delete(stream.tokenKey)

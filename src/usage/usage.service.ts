@@ -113,9 +113,10 @@ export class UsageRecorder implements Worker, UsageSink {
    * seen (recorded if it never registered, while the token's instances are under their cap). At
    * the flush, features that do not exist, are archived or are outside the token's projects are
    * not counted (as Unleash does; names of no feature are kept as unknown flags), and the
-   * evaluated features move along their lifecycle.
+   * evaluated features move along their lifecycle. A batch's counts (`fromBatch`) come from no
+   * instance: the batch registered its instances itself.
    */
-  async count (token: TokenScope, body: Static<typeof ClientMetrics>): Promise<void> {
+  async count (token: TokenScope, body: Static<typeof ClientMetrics>, { fromBatch = false } = {}): Promise<void> {
     const reported = Object.entries(body.bucket.toggles).filter(([, c]) => c.yes + c.no > 0)
     if (reported.length === 0) return
     const book = await this.#admission.book(token.name)
@@ -126,10 +127,12 @@ export class UsageRecorder implements Worker, UsageSink {
     const added = this.#pending.addedBy(token.name)
     if (this.#admission.count(token.name, book, application)) added.applications.add(application)
     this.#pending.seeApplication(application, key, now)
-    const instance = instanceKeyOf(application, body.instanceId)
-    const touched = this.#admission.touch(book, instance)
-    if (touched === 'new') added.instances.add(instance)
-    if (touched !== 'skipped') this.#pending.touchInstance({ application, instanceId: body.instanceId, sdkVersion: body.sdkVersion ?? null, lastSeenAt: now })
+    if (!fromBatch) {
+      const instance = instanceKeyOf(application, body.instanceId)
+      const touched = this.#admission.touch(book, instance)
+      if (touched === 'new') added.instances.add(instance)
+      if (touched !== 'skipped') this.#pending.touchInstance({ application, instanceId: body.instanceId, sdkVersion: body.sdkVersion ?? null, lastSeenAt: now })
+    }
     const stopped = new Date(body.bucket.stop)
     const hour = startOfHour(stopped > now ? now : stopped)
     const projects = token.projects.includes(ALL) ? null : token.projects
@@ -184,7 +187,7 @@ export class UsageRecorder implements Worker, UsageSink {
       for (const [name, n] of Object.entries(metric.variants ?? {})) sum.variants[name] = (sum.variants[name] ?? 0) + n
     }
     for (const [appName, toggles] of byApplication) {
-      await attempt(() => this.count(token, { appName, instanceId: 'bulk', bucket: { start: now, stop: now, toggles } }))
+      await attempt(() => this.count(token, { appName, instanceId: 'bulk', bucket: { start: now, stop: now, toggles } }, { fromBatch: true }))
     }
     if (refusals.length > 0) {
       throw new ApiError('BadDataError', `${refusals.length} of the batch's applications were refused (the others were recorded): ${refusals[0]!.message}`, refusals.flatMap((r) => r.details))

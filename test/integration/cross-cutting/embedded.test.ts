@@ -101,6 +101,7 @@ describe('embedded database (no DATABASE_URL)', () => {
         enabled: false,
         variants: [{ name: 'blue', weight: 1000, weightType: 'variable', stickiness: 'default' }],
         strategies: [],
+        lastSeenAt: null,
       })
       const tokens = await second.app.inject({ method: 'GET', url: '/api/admin/api-tokens', headers: auth('embedded-admin') })
       expect(json(tokens).tokens).toHaveLength(1)

@@ -131,10 +131,11 @@ describe('authentication is decided by the matched route, however the target is 
       const path = fill(route.url)
       const body = bodyFor(route.method, route.url)
       const plain = await rawRequest(port, { method: route.method, target: path, headers: auth(scoped), body })
-      // Validating a constraint reads nothing of any project: any admin token may. The
+      // Validating a constraint or a flag name reads nothing of any project: any admin token may;
+      // the playground evaluates the projects its body names, within the token's. The
       // features-batch routes and segments/strategies name their project and environment in the
       // body: a body they refuse ('{}') is a 400 whatever the token (one naming another project is a 403).
-      const bodyScoped = ['/api/admin/constraints/validate', '/api/admin/features-batch/export', '/api/admin/features-batch/validate', '/api/admin/features-batch/import', '/api/admin/segments/strategies']
+      const bodyScoped = ['/api/admin/constraints/validate', '/api/admin/features/validate', '/api/admin/playground', '/api/admin/playground/advanced', '/api/admin/features-batch/export', '/api/admin/features-batch/validate', '/api/admin/features-batch/import', '/api/admin/segments/strategies']
       if (route.method !== 'GET' && !bodyScoped.includes(route.url)) expect([403, 404], `${route.method} ${route.url}`).toContain(plain.status)
       for (const target of disguises(path).slice(1)) {
         for (const method of [route.method, 'POST']) {

@@ -121,7 +121,7 @@ describe('IMPORT_FILE at start-up', () => {
     expect(about, output).toHaveLength(1)
     expect(JSON.parse(about[0]!)).toMatchObject({
       level: 60,
-      msg: `IMPORT_FILE ${path} was not imported, nothing was applied: /featureStrategies/19/constraints/0/value must be a valid semver version (strict semantic versioning, such as 1.2.3 or 2.0.0-rc.1; no leading v)`,
+      msg: `IMPORT_FILE ${path} was not imported, nothing was applied: /featureStrategies/19/constraints/0/value must be a valid semver version (strict semantic versioning, such as 1.2.3, 2.0.0-rc.1 or 1.2.3+build.5; no leading v)`,
     })
     expect(output).not.toMatch(/\bat .+:\d+:\d+|"stack"/)
   }, 60_000)

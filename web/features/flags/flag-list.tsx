@@ -56,7 +56,8 @@ export function FlagList ({ project }: { project: string }) {
           <div className='filters'>
             <SelectField label='Type' value={filters.type} onChange={(type) => set({ type })} options={[{ value: '', label: 'Any type' }, ...FLAG_TYPE_OPTIONS]} />
             <SelectField label='Lifecycle stage' value={filters.stage} onChange={(stage) => set({ stage })} options={[{ value: '', label: 'Any stage' }, ...LISTED_STAGE_OPTIONS]} />
-            <SelectField label='State' value={filters.state} onChange={(state) => set({ state })} options={stateOptions((environments.data ?? []).map((e) => e.name))} />
+            {/* Drawn again once the environments arrive: a select shows its value only among the options it had then (a reloaded ?state=…). */}
+            <SelectField key={environments.data ? 'environments' : 'loading'} label='State' value={filters.state} onChange={(state) => set({ state })} options={stateOptions((environments.data ?? []).map((e) => e.name))} />
             <SelectField label='Stale' value={filters.stale} onChange={(stale) => set({ stale })} options={STALE_OPTIONS} hint='Potentially stale: not marked stale, and older than its type is expected to live' />
             {(tags.data?.length ?? 0) > 0 && (
               <SelectField label='Tag' value={filters.tag} onChange={(tag) => set({ tag })} options={[{ value: '', label: 'Any tag' }, ...(tags.data ?? []).map((t) => ({ value: tagLabel(t), label: tagLabel(t) })).sort((a, b) => a.label.localeCompare(b.label))]} />
