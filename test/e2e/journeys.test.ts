@@ -105,7 +105,8 @@ describe.each([
     const { page } = opened
     const name = uniqueName('checkout')
     await page.goto(`${server.origin}/projects/default`)
-    await expect.poll(() => page.title()).toBe('Flags of Default · Feature flags')
+    // The project's name comes with the projects read, after the page.
+    await expect.poll(() => page.title(), { timeout: 10_000 }).toBe('Flags of Default · Feature flags')
     await page.getByRole('heading', { level: 1, name: 'Flags' }).waitFor()
     await expectAccessible(page, 'flag list')
 
