@@ -28,7 +28,14 @@ const PROVIDER = {
   name: 'webhook' as const,
   displayName: 'Webhook',
   description: 'POSTs each matching event, at least once, signed as Standard Webhooks (webhook-id, webhook-timestamp, webhook-signature)',
-  parameters: ['url', 'contentType', 'authorization', 'customHeaders', 'bodyTemplate'],
+  documentationUrl: '/docs',
+  parameters: [
+    { name: 'url', displayName: 'URL', type: 'url' as const, description: 'Where each event is POSTed (http or https, a public address unless WEBHOOK_ALLOWED_NETWORKS allows it)', required: true, sensitive: false },
+    { name: 'contentType', displayName: 'Content-Type', type: 'text' as const, description: 'The Content-Type of the body (default application/json)', required: false, sensitive: false },
+    { name: 'authorization', displayName: 'Authorization header', type: 'text' as const, description: 'Sent as the Authorization header', required: false, sensitive: true },
+    { name: 'customHeaders', displayName: 'Extra headers', type: 'textfield' as const, description: 'A JSON object of header names and values', required: false, sensitive: true },
+    { name: 'bodyTemplate', displayName: 'Body template', type: 'textfield' as const, description: 'A Mustache template of the body (default: the event as JSON)', required: false, sensitive: false },
+  ],
   events: [...EVENT_TYPES],
 }
 

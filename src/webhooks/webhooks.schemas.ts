@@ -138,11 +138,22 @@ export const RotatedSecret = Type.Object({
   }),
 })
 
+/** A parameter of the provider, as Unleash's addonParameterSchema describes one to a settings form. */
+const AddonParameter = Type.Object({
+  name: Type.String(),
+  displayName: Type.String(),
+  type: StringEnum(['text', 'url', 'textfield'] as const),
+  description: Type.String(),
+  required: Type.Boolean(),
+  sensitive: Type.Boolean({ description: 'A secret: never shown in reads or events' }),
+})
+
 export const AddonProvider = Type.Object({
   name: Type.Literal('webhook'),
   displayName: Type.String(),
+  documentationUrl: Type.String({ description: 'Where this server documents its API (the webhook routes among them)' }),
   description: Type.String(),
-  parameters: Type.Array(Type.String()),
+  parameters: Type.Array(AddonParameter),
   events: Type.Array(Type.String()),
 })
 
