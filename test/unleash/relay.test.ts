@@ -137,6 +137,9 @@ describe('a relay in front of Unleash 8.2 (the drop-in for Unleash Edge)', () =>
     expect((await fetch(`${relay.url}/api/client/features`, { headers: { authorization: client, 'if-none-match': etag! } })).status).toBe(304)
 
     // The frontend API, served from the client token's flags (Unleash hands a frontend token none).
+    // Unleash's own frontend API refreshes what it serves on a timer: wait until it serves the flags.
+    await eventually(async () => (await frontendAnswer(unleash.url, frontend, 'sessionId=only')).some((t) => t.name === 'relay-variants'),
+      'Unleash\'s frontend API serves the flags', 30_000)
     for (const query of ['userId=user-1', 'userId=user-2&appVersion=2.5.0', 'userId=user-3&sessionId=s', 'sessionId=only']) {
       expect(await frontendAnswer(relay.url, frontend, query), query).toEqual(await frontendAnswer(unleash.url, frontend, query))
     }
