@@ -237,7 +237,7 @@ export async function buildApp (config: Config, { database, resolve = systemReso
   const origins = () => settings.originRule
   await app.register(frontendRoutes, { usage, engines, origins, ratePerMinute: config.clientUsageRate })
   await app.register(ofrepRoutes, { engines, origins })
-  await app.register(playgroundRoutes, { tracers: new Tracers(db) })
+  await app.register(playgroundRoutes, { tracers: new Tracers(db), preview: { db, rules } })
   // Every instance delivers webhooks: what is due, from any instance's changes.
   const webhooks = new Dispatcher(db, config.webhooks, app.log, resolve)
   app.decorate('webhooks', webhooks)

@@ -99,6 +99,8 @@ export const ScheduledQuery = Type.Object({
 const Id = Type.Integer({ minimum: 1, maximum: 2_147_483_647, description: 'Change request id' })
 export const ProjectEnvironmentParams = Type.Object({ projectId: UrlFriendly('Project id'), environment: UrlFriendly('Environment name') })
 export const RequestParams = Type.Object({ projectId: UrlFriendly('Project id'), id: Id })
+/** A request named by its id alone (the playground's preview of it). */
+export const RequestIdParams = Type.Object({ id: Id })
 export const ChangeParams = Type.Object({
   projectId: UrlFriendly('Project id'),
   changeRequestId: Id,

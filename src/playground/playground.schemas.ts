@@ -46,6 +46,12 @@ export const AdvancedPlaygroundRequest = Type.Object(
   { additionalProperties: false }
 )
 
+/** Unleash's changeRequestPlaygroundRequestSchema: the context to evaluate a change request's preview with. */
+export const ChangeRequestPlaygroundRequest = Type.Object(
+  { context: SdkContext },
+  { additionalProperties: false, description: "The context to evaluate the change request's environment and project with, as the advanced playground takes it" }
+)
+
 export const PlaygroundConstraint = Type.Object(
   {
     contextName: Type.String(),
@@ -194,6 +200,7 @@ export const AdvancedPlaygroundResponse = Type.Object(
 export type SdkContext = Static<typeof SdkContext>
 export type PlaygroundRequest = Static<typeof PlaygroundRequest>
 export type AdvancedPlaygroundRequest = Static<typeof AdvancedPlaygroundRequest>
+export type ChangeRequestPlaygroundRequest = Static<typeof ChangeRequestPlaygroundRequest>
 export type PlaygroundConstraint = Static<typeof PlaygroundConstraint>
 export type PlaygroundStrategy = Static<typeof PlaygroundStrategy>
 export type PlaygroundVariant = Static<typeof PlaygroundVariant>

@@ -1228,6 +1228,8 @@ describe('every write route records an event and moves the client version; a ref
       'POST /edge/issue-token',
       'POST /api/admin/playground',
       'POST /api/admin/playground/advanced',
+      // A change request's preview applies it in a transaction it rolls back: nothing is kept.
+      'POST /api/admin/playground/change-request/:id',
       // Sessions and password checks are not changes readers see.
       'POST /auth/simple/login',
       'POST /logout',

@@ -135,7 +135,8 @@ describe('authentication is decided by the matched route, however the target is 
       // the playground evaluates the projects its body names, within the token's. The
       // features-batch routes and segments/strategies name their project and environment in the
       // body: a body they refuse ('{}') is a 400 whatever the token (one naming another project is a 403).
-      const bodyScoped = ['/api/admin/constraints/validate', '/api/admin/features/validate', '/api/admin/playground', '/api/admin/playground/advanced', '/api/admin/features-batch/export', '/api/admin/features-batch/validate', '/api/admin/features-batch/import', '/api/admin/segments/strategies']
+      // A change request's preview learns its project from the request, once the body is valid (a 404 then).
+      const bodyScoped = ['/api/admin/constraints/validate', '/api/admin/features/validate', '/api/admin/playground', '/api/admin/playground/advanced', '/api/admin/features-batch/export', '/api/admin/features-batch/validate', '/api/admin/features-batch/import', '/api/admin/segments/strategies', '/api/admin/playground/change-request/:id']
       if (route.method !== 'GET' && !bodyScoped.includes(route.url)) expect([403, 404], `${route.method} ${route.url}`).toContain(plain.status)
       for (const target of disguises(path).slice(1)) {
         for (const method of [route.method, 'POST']) {

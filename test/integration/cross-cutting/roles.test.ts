@@ -92,6 +92,7 @@ const TABLE: Record<string, Need> = {
   'POST /api/admin/constraints/validate': 'viewer',
   'POST /api/admin/playground': 'viewer',
   'POST /api/admin/playground/advanced': 'viewer',
+  'POST /api/admin/playground/change-request/:id': 'viewer',
   'GET /api/admin/tag-types': 'viewer',
   'POST /api/admin/tag-types': 'editor',
   'POST /api/admin/tag-types/validate': 'editor',

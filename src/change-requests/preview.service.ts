@@ -1,0 +1,54 @@
+/**
+ * A change request's preview: its changes applied as applying applies them (the same locks,
+ * conflicts and single writes), read in that transaction's view, then rolled back. Nothing it
+ * does is kept: no row, no event (so no webhook and no stream frame), and the request's state
+ * is not touched.
+ */
+import type { Transaction } from 'kysely'
+import { coversEnvironment, coversProject, type TokenScope } from '../access/scope.js'
+import type { Database, DB } from '../db/types.js'
+import { ApiError, notFound, permissionDenied } from '../errors.js'
+import type { Author } from '../events/events.schemas.js'
+import { OPEN_STATES } from '../vocabulary/change-requests.js'
+import { applyChanges } from './apply.service.js'
+import type { StoredRequest } from './change-requests.schemas.js'
+import { changesOf, findRequest } from './change-requests.store.js'
+import type { ChangeRules } from './payloads.js'
+
+/** What the preview's work reads: the request, in the view of a transaction where it is applied. */
+export interface AppliedView {
+  request: StoredRequest
+  trx: Transaction<DB>
+}
+
+/** Carries the work's result out of the transaction, which it rolls back. */
+class RolledBack<T> {
+  constructor (readonly result: T) {}
+}
+
+/**
+ * Runs `read` in a transaction where the request's changes are applied, then rolls it all back
+ * and returns what `read` returned. 404 when there is no such request or it is in a project
+ * outside the caller's (an admin token's projects); 403 for an environment outside an admin
+ * token's; 409 for a closed request (Applied, Cancelled, Rejected), and, as applying, when what
+ * a change changes has moved since it was added or a write refuses (nothing is kept either way).
+ */
+export async function withRequestApplied<T> (db: Database, rules: ChangeRules, token: TokenScope, id: number, author: Author, read: (view: AppliedView) => Promise<T>): Promise<T> {
+  try {
+    await db.transaction().execute(async (trx) => {
+      const request = await findRequest(trx, id)
+      if (!request || !coversProject(token, request.project)) throw notFound(`Change request ${id} does not exist`)
+      if (!coversEnvironment(token, request.environment)) throw permissionDenied(`API token ${token.name} has no access to environment ${request.environment}`)
+      if (!(OPEN_STATES as readonly string[]).includes(request.state)) {
+        throw new ApiError('ChangeRequestStateError', `Change request ${id} is ${request.state}: only an open request (Draft, In review, Approved, Scheduled) is previewed`)
+      }
+      // The events the writes announce are dropped: the transaction is rolled back whatever happens.
+      await applyChanges({ trx, record: () => {} }, request, await changesOf(trx, [id]), author, rules)
+      throw new RolledBack(await read({ request, trx }))
+    })
+  } catch (outcome) {
+    if (outcome instanceof RolledBack) return outcome.result as T
+    throw outcome
+  }
+  throw new Error('a preview transaction ended without its result')
+}
