@@ -1,8 +1,11 @@
 /**
  * Change requests as people meet them, in a real browser: an Admin guards production, an author
  * switches a flag on there (which proposes instead of writing), sends the request to review,
- * another person approves it, the author applies it, and only then is the flag on. axe-core on
- * every screen they pass; the API is the judge of what is stored.
+ * another person approves it, the author applies it, and only then is the flag on. Then what does
+ * not go to plan: a reviewer rejects; an admin token edits the strategy a request changes, and
+ * Apply says why it cannot; a scheduled request whose flag is archived meanwhile is not applied,
+ * and the review screen says so. axe-core on every screen they pass; the API is the judge of
+ * what is stored.
  */
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -22,7 +25,7 @@ afterAll(async () => {
   await server?.close()
 })
 
-const api = async (method: 'GET' | 'PUT', url: string, payload?: object) => {
+const api = async (method: 'GET' | 'PUT' | 'POST' | 'DELETE', url: string, payload?: object) => {
   const res = await server.t.app.inject({ method, url, headers: auth(), ...(payload === undefined ? {} : { payload }) })
   return { status: res.statusCode, body: res.body === '' ? undefined : json(res) }
 }
@@ -148,4 +151,161 @@ describe('four eyes on production', () => {
     expectClean(reviewer)
     await reviewer.context.close()
   })
+})
+
+/** Production guarded in the default project (once is enough: the tests share the server). */
+const guardProduction = async () =>
+  expect((await api('PUT', '/api/admin/projects/default/environments/production/change-requests/config', { changeRequestsEnabled: true, requiredApprovals: 1 })).status).toBe(200)
+
+/** An Editor switches the flag on in production (a proposal) and sends it to review; their page, and the request's id. */
+async function switchOnProposed (name: string) {
+  const author = await openPage(browser, server, { as: { role: 'Editor' } })
+  const { page } = author
+  await page.goto(`${server.origin}/projects/default/features/${name}`)
+  await page.getByRole('switch', { name: 'Enabled in production' }).click()
+  await page.getByRole('status').filter({ hasText: 'added to your change request in production' }).waitFor()
+  await page.getByRole('link', { name: /Your change request #\d+ \(Draft\): 1 change/ }).click()
+  await page.getByRole('heading', { level: 1, name: /Change request #\d+/ }).waitFor()
+  const id = Number(/change-requests\/(\d+)/.exec(page.url())![1])
+  await page.getByRole('button', { name: 'Send to review' }).click()
+  await page.getByRole('status').filter({ hasText: `Change request #${id} is In review` }).waitFor()
+  return { author, id }
+}
+
+/** Another Editor opens the request; with `approve`, approves it. Their page. */
+async function reviewerOn (id: number, approve: boolean) {
+  const reviewer = await openPage(browser, server, { as: { role: 'Editor' } })
+  await reviewer.page.goto(`${server.origin}/projects/default/change-requests/${id}`)
+  await reviewer.page.getByRole('heading', { level: 1, name: `Change request #${id}` }).waitFor()
+  if (approve) {
+    await reviewer.page.getByRole('button', { name: 'Approve' }).click()
+    await reviewer.page.getByRole('status').filter({ hasText: `Change request #${id} is Approved` }).waitFor()
+  }
+  return reviewer
+}
+
+const requestOf = async (id: number) => (await api('GET', `/api/admin/projects/default/change-requests/${id}`)).body
+
+describe('when a change request does not go to plan', () => {
+  it('a reviewer rejects it: the author sees it Rejected, with nothing left to do, and nothing is applied', async () => {
+    await guardProduction()
+    const name = await createFeature(server.t.app)
+    const { author, id } = await switchOnProposed(name)
+
+    const reviewer = await reviewerOn(id, false)
+    await reviewer.page.getByRole('button', { name: 'Reject' }).click()
+    await reviewer.page.getByRole('status').filter({ hasText: `Change request #${id} is Rejected` }).waitFor()
+    await expectAccessible(reviewer.page, 'review screen (rejected, reviewer)')
+    expectClean(reviewer)
+    await reviewer.context.close()
+
+    const { page } = author
+    await page.reload()
+    await page.getByRole('heading', { level: 1, name: `Change request #${id}` }).waitFor()
+    await page.getByText('Rejected', { exact: true }).waitFor()
+    // A closed request: no Apply, Schedule, Send to review or Discard any more.
+    for (const button of ['Apply', 'Schedule', 'Send to review', 'Cancel request']) expect(await page.getByRole('button', { name: button }).count(), button).toBe(0)
+    await page.getByText('Switch on', { exact: true }).waitFor()
+    await expectAccessible(page, 'review screen (rejected, author)')
+    const stored = await requestOf(id)
+    expect(stored.state).toBe('Rejected')
+    expect(stored.rejections).toHaveLength(1)
+    expect((await productionOf(name)).enabled).toBe(false)
+    // The project's list says so too.
+    await page.getByRole('link', { name: 'Change requests', exact: true }).click()
+    await expect.poll(() => page.getByRole('row').filter({ hasText: `#${id}` }).innerText()).toMatch(/Rejected/)
+    expectClean(author)
+    await author.context.close()
+  })
+
+  it('an admin token edits the strategy a request changes: Apply says it conflicts, in words, and nothing is applied', async () => {
+    await guardProduction()
+    const name = await createFeature(server.t.app)
+    const strategies = `/api/admin/projects/default/features/${name}/environments/production/strategies`
+    const strategy = await api('POST', strategies, { name: 'flexibleRollout', parameters: { rollout: '10', stickiness: 'default', groupId: name } })
+    expect(strategy.status).toBe(200)
+
+    // The author asks for 50% through the strategy's dialog.
+    const author = await openPage(browser, server, { as: { role: 'Editor' } })
+    const { page } = author
+    await page.goto(`${server.origin}/projects/default/features/${name}`)
+    await page.getByRole('region', { name: 'production', exact: true }).getByRole('button', { name: /^Request change/ }).click()
+    const dialog = page.getByRole('dialog', { name: 'Edit strategy in production' })
+    await dialog.getByLabel('Rollout').fill('50')
+    await dialog.getByRole('button', { name: 'Request change' }).click()
+    await dialog.waitFor({ state: 'hidden' })
+    await page.getByRole('link', { name: /Your change request #\d+ \(Draft\): 1 change/ }).click()
+    await page.getByRole('heading', { level: 1, name: /Change request #\d+/ }).waitFor()
+    const id = Number(/change-requests\/(\d+)/.exec(page.url())![1])
+    await page.getByText(`Change strategy ${strategy.body.id}`, { exact: true }).waitFor()
+    await page.getByRole('button', { name: 'Send to review' }).click()
+    await page.getByRole('status').filter({ hasText: `Change request #${id} is In review` }).waitFor()
+    const reviewer = await reviewerOn(id, true)
+    expectClean(reviewer)
+    await reviewer.context.close()
+
+    // Automation writes directly meanwhile: the strategy is no longer what was reviewed.
+    expect((await api('PUT', `${strategies}/${strategy.body.id}`, { name: 'flexibleRollout', parameters: { rollout: '30', stickiness: 'default', groupId: name } })).status).toBe(200)
+
+    // The author, back on the request, reads the conflict in words; Apply anyway says why it cannot.
+    await page.reload()
+    await page.getByRole('alert').filter({ hasText: 'A change conflicts with what is stored now' }).waitFor()
+    await page.getByText(/^Conflict: /).waitFor()
+    author.allow(409, `/api/admin/projects/default/change-requests/${id}/state`)
+    await page.getByRole('button', { name: 'Apply' }).click()
+    const refusal = page.getByRole('alert').filter({ hasText: `Change request ${id} cannot be applied` })
+    await refusal.waitFor()
+    expect(await refusal.innerText()).toMatch(/nothing was applied/)
+    await expectAccessible(page, 'review screen (conflict)')
+    expect((await requestOf(id)).state).toBe('Approved')
+    expect((await productionOf(name)).strategies.map((s: any) => s.parameters.rollout)).toEqual(['30'])
+    expectClean(author)
+    await author.context.close()
+  })
+
+  it('a scheduled request whose flag is archived meanwhile is not applied, and the review screen says so in words', async () => {
+    await guardProduction()
+    const name = await createFeature(server.t.app)
+    const { author, id } = await switchOnProposed(name)
+    expectClean(author)
+    await author.context.close()
+
+    const reviewer = await reviewerOn(id, true)
+    const { page } = reviewer
+    await page.getByRole('button', { name: 'Schedule' }).click()
+    const schedule = page.getByRole('dialog', { name: `Schedule change request #${id}` })
+    // The next whole minute in the browser's zone (at least 5 s ahead): the form takes minutes.
+    const at = await page.evaluate(() => {
+      const d = new Date(Date.now() + 65_000)
+      d.setSeconds(0, 0)
+      const pad = (n: number) => String(n).padStart(2, '0')
+      return { input: `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`, utc: d.toISOString() }
+    })
+    await schedule.getByLabel('Apply at').fill(at.input)
+    await schedule.getByRole('button', { name: 'Schedule' }).click()
+    await schedule.waitFor({ state: 'hidden' })
+    await page.getByText(/^Scheduled to apply at /).waitFor()
+    expect(new Date((await requestOf(id)).schedule.scheduledAt).toISOString()).toBe(at.utc)
+
+    // An admin token archives the flag before the time comes.
+    expect((await api('DELETE', `/api/admin/projects/default/features/${name}`)).status).toBe(202)
+    await expect.poll(async () => (await requestOf(id)).schedule.status, { timeout: 100_000, interval: 1000 }).not.toBe('pending')
+
+    // The flag's page is gone with the flag: the screen shows the request from its own read.
+    reviewer.allow(404, `/api/admin/projects/default/features/${name}`)
+    await page.reload()
+    const said = page.getByRole('alert').filter({ hasText: /The schedule for .* is suspended, and nothing was applied/ })
+    await said.waitFor()
+    expect(await said.innerText()).toMatch(/Feature has been archived/)
+    await page.getByRole('button', { name: 'Reschedule' }).waitFor()
+    await expectAccessible(page, 'review screen (schedule suspended)')
+    const stored = await requestOf(id)
+    expect(stored.state).toBe('Scheduled')
+    expect(stored.schedule).toMatchObject({ status: 'suspended', reason: expect.stringMatching(/Feature has been archived/) })
+    const events = (await api('GET', '/api/admin/events?limit=20')).body.events as any[]
+    expect(events.filter((e) => e.type === 'change-request-applied' && e.data?.changeRequestId === id)).toEqual([])
+    expect(events.some((e) => e.type === 'change-request-schedule-suspended' && e.data?.changeRequestId === id)).toBe(true)
+    expectClean(reviewer)
+    await reviewer.context.close()
+  }, 200_000)
 })
