@@ -3,8 +3,8 @@
  * switches a flag on there (which proposes instead of writing), sends the request to review,
  * another person approves it, the author applies it, and only then is the flag on. Then what does
  * not go to plan: a reviewer rejects; an admin token edits the strategy a request changes, and
- * Apply says why it cannot; a scheduled request whose flag is archived meanwhile is not applied,
- * and the review screen says so. axe-core on every screen they pass; the API is the judge of
+ * Apply says why it cannot; scheduled requests that cannot apply at their time (the flag
+ * archived, a segment deleted) are not applied, and the review screen says so. axe-core on every screen they pass; the API is the judge of
  * what is stored.
  */
 import type { Browser } from 'playwright-core'
@@ -263,48 +263,85 @@ describe('when a change request does not go to plan', () => {
     await author.context.close()
   })
 
-  it('a scheduled request whose flag is archived meanwhile is not applied, and the review screen says so in words', async () => {
+  it('scheduled requests that cannot apply when their time comes: the flag archived (suspended), a segment deleted (failed); nothing applied, and the review screen says so in words', async () => {
     await guardProduction()
+    // One request switches a flag on; the other adds a strategy using a segment.
     const name = await createFeature(server.t.app)
     const { author, id } = await switchOnProposed(name)
     expectClean(author)
     await author.context.close()
+    const other = await createFeature(server.t.app)
+    const segmentName = `launch-${other}`
+    const segment = await api('POST', '/api/admin/segments', { name: segmentName, constraints: [] })
+    expect(segment.status).toBe(201)
+    const second = await openPage(browser, server, { as: { role: 'Editor' } })
+    await second.page.goto(`${server.origin}/projects/default/features/${other}`)
+    await second.page.getByRole('region', { name: 'production', exact: true }).getByRole('button', { name: 'Request a new strategy' }).click()
+    const dialog = second.page.getByRole('dialog', { name: 'Add strategy in production' })
+    await dialog.getByRole('checkbox', { name: segmentName }).check()
+    await dialog.getByRole('button', { name: 'Request change' }).click()
+    await dialog.waitFor({ state: 'hidden' })
+    await second.page.getByRole('link', { name: /Your change request #\d+ \(Draft\): 1 change/ }).click()
+    await second.page.getByRole('heading', { level: 1, name: /Change request #\d+/ }).waitFor()
+    const id2 = Number(/change-requests\/(\d+)/.exec(second.page.url())![1])
+    await second.page.getByRole('button', { name: 'Send to review' }).click()
+    await second.page.getByRole('status').filter({ hasText: `Change request #${id2} is In review` }).waitFor()
+    expectClean(second)
+    await second.context.close()
 
-    const reviewer = await reviewerOn(id, true)
+    // A reviewer approves both and schedules them for the next whole minute (at least 15 s ahead: the form takes minutes).
+    const reviewer = await reviewerOn(id2, true)
     const { page } = reviewer
-    await page.getByRole('button', { name: 'Schedule' }).click()
-    const schedule = page.getByRole('dialog', { name: `Schedule change request #${id}` })
-    // The next whole minute in the browser's zone (at least 5 s ahead): the form takes minutes.
     const at = await page.evaluate(() => {
-      const d = new Date(Date.now() + 65_000)
+      const d = new Date(Date.now() + 75_000)
       d.setSeconds(0, 0)
       const pad = (n: number) => String(n).padStart(2, '0')
       return { input: `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`, utc: d.toISOString() }
     })
-    await schedule.getByLabel('Apply at').fill(at.input)
-    await schedule.getByRole('button', { name: 'Schedule' }).click()
-    await schedule.waitFor({ state: 'hidden' })
-    await page.getByText(/^Scheduled to apply at /).waitFor()
-    expect(new Date((await requestOf(id)).schedule.scheduledAt).toISOString()).toBe(at.utc)
+    for (const [n, approve] of [[id, true], [id2, false]] as const) {
+      await page.goto(`${server.origin}/projects/default/change-requests/${n}`)
+      await page.getByRole('heading', { level: 1, name: `Change request #${n}` }).waitFor()
+      if (approve) {
+        await page.getByRole('button', { name: 'Approve' }).click()
+        await page.getByRole('status').filter({ hasText: `Change request #${n} is Approved` }).waitFor()
+      }
+      await page.getByRole('button', { name: 'Schedule' }).click()
+      const schedule = page.getByRole('dialog', { name: `Schedule change request #${n}` })
+      await schedule.getByLabel('Apply at').fill(at.input)
+      await schedule.getByRole('button', { name: 'Schedule' }).click()
+      await schedule.waitFor({ state: 'hidden' })
+      await page.getByText(/^Scheduled to apply at /).waitFor()
+      expect(new Date((await requestOf(n)).schedule.scheduledAt).toISOString()).toBe(at.utc)
+    }
 
-    // An admin token archives the flag before the time comes.
+    // Before the time comes, an admin token archives the first flag and deletes the segment.
     expect((await api('DELETE', `/api/admin/projects/default/features/${name}`)).status).toBe(202)
-    await expect.poll(async () => (await requestOf(id)).schedule.status, { timeout: 100_000, interval: 1000 }).not.toBe('pending')
+    expect((await api('DELETE', `/api/admin/segments/${segment.body.id}`)).status).toBe(204)
+    for (const n of [id, id2]) await expect.poll(async () => (await requestOf(n)).schedule.status, { timeout: 100_000, interval: 1000 }).not.toBe('pending')
 
-    // The flag's page is gone with the flag: the screen shows the request from its own read.
+    // The archived flag's page is gone with it: the screen shows the request from its own read.
     reviewer.allow(404, `/api/admin/projects/default/features/${name}`)
-    await page.reload()
-    const said = page.getByRole('alert').filter({ hasText: /The schedule for .* is suspended, and nothing was applied/ })
-    await said.waitFor()
-    expect(await said.innerText()).toMatch(/Feature has been archived/)
+    await page.goto(`${server.origin}/projects/default/change-requests/${id}`)
+    const suspended = page.getByRole('alert').filter({ hasText: /The schedule for .* is suspended, and nothing was applied/ })
+    await suspended.waitFor()
+    expect(await suspended.innerText()).toMatch(/Feature has been archived/)
     await page.getByRole('button', { name: 'Reschedule' }).waitFor()
     await expectAccessible(page, 'review screen (schedule suspended)')
-    const stored = await requestOf(id)
-    expect(stored.state).toBe('Scheduled')
-    expect(stored.schedule).toMatchObject({ status: 'suspended', reason: expect.stringMatching(/Feature has been archived/) })
-    const events = (await api('GET', '/api/admin/events?limit=20')).body.events as any[]
-    expect(events.filter((e) => e.type === 'change-request-applied' && e.data?.changeRequestId === id)).toEqual([])
-    expect(events.some((e) => e.type === 'change-request-schedule-suspended' && e.data?.changeRequestId === id)).toBe(true)
+
+    await page.goto(`${server.origin}/projects/default/change-requests/${id2}`)
+    const failed = page.getByRole('alert').filter({ hasText: /The scheduled apply at .* failed, and nothing was applied/ })
+    await failed.waitFor()
+    expect(await failed.innerText()).toMatch(/names no segment/)
+    await expectAccessible(page, 'review screen (schedule failed)')
+
+    expect(await requestOf(id)).toMatchObject({ state: 'Scheduled', schedule: { status: 'suspended', reason: expect.stringMatching(/Feature has been archived/) } })
+    expect(await requestOf(id2)).toMatchObject({ state: 'Scheduled', schedule: { status: 'failed', reason: expect.stringMatching(/names no segment/) } })
+    expect((await productionOf(other)).strategies).toEqual([])
+    const events = (await api('GET', '/api/admin/events?limit=50')).body.events as any[]
+    const about = (n: number) => events.filter((e) => e.data?.changeRequestId === n).map((e) => e.type)
+    expect(about(id)).toContain('change-request-schedule-suspended')
+    expect(about(id2)).toContain('change-request-scheduled-application-failure')
+    expect([...about(id), ...about(id2)]).not.toContain('change-request-applied')
     expectClean(reviewer)
     await reviewer.context.close()
   }, 200_000)
