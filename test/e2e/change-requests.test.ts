@@ -346,3 +346,31 @@ describe('when a change request does not go to plan', () => {
     await reviewer.context.close()
   }, 200_000)
 })
+
+describe('a change request\'s preview', () => {
+  it('the review screen\'s Preview shows each flag as the request would make it, for each value of a field, and applies nothing', async () => {
+    await guardProduction()
+    const name = await createFeature(server.t.app)
+    expect((await api('POST', `/api/admin/projects/default/features/${name}/environments/production/strategies`, { name: 'userWithId', parameters: { userIds: 'u1' } })).status).toBe(200)
+    const { author, id } = await switchOnProposed(name)
+    const { page } = author
+    await page.getByRole('link', { name: `Preview change request #${id}` }).click()
+    await page.getByRole('heading', { level: 1, name: `Preview of change request #${id}` }).waitFor()
+    await page.getByText(`as change request #${id} would make them`).waitFor()
+    await page.getByLabel('userId').fill('u1,u2')
+    await expectAccessible(page, 'change request preview form')
+    await page.getByRole('button', { name: 'Preview', exact: true }).click()
+    const results = (userId: string) => page.getByRole('region', { name: `Results in production for userId ${userId}, appName playground` })
+    for (const [userId, verdict] of [['u1', 'On'], ['u2', 'Off']] as const) {
+      const answer = results(userId).locator('summary', { hasText: name })
+      await answer.waitFor()
+      expect(await answer.locator('.env-state').innerText(), userId).toBe(verdict)
+    }
+    await expectAccessible(page, 'change request preview results')
+    // Nothing was applied: the flag is still off, the request still In review.
+    expect((await productionOf(name)).enabled).toBe(false)
+    expect((await requestOf(id)).state).toBe('In review')
+    expectClean(author)
+    await author.context.close()
+  })
+})

@@ -8,7 +8,7 @@ import type { Capability } from '../lib/roles'
 import { SessionProvider, useMe, useSession } from '../lib/session'
 import { Layout } from './layout'
 import { ApiTokensScreen } from './routes/api-tokens'
-import { ChangeRequestScreen, ChangeRequestsScreen } from './routes/change-requests'
+import { ChangeRequestPreviewScreen, ChangeRequestScreen, ChangeRequestsScreen } from './routes/change-requests'
 import { ContextScreen } from './routes/context'
 import { FlagScreen } from './routes/flag'
 import { FlagsScreen } from './routes/flags'
@@ -59,6 +59,7 @@ function SignedIn () {
             <Route path='/projects/:project'>{({ project }) => <FlagsScreen project={project} />}</Route>
             <Route path='/projects/:project/change-requests'>{({ project }) => <ChangeRequestsScreen project={project} />}</Route>
             <Route path='/projects/:project/change-requests/:id'>{({ project, id }) => <ChangeRequestScreen project={project} id={id} />}</Route>
+            <Route path='/projects/:project/change-requests/:id/preview'>{({ project, id }) => <ChangeRequestPreviewScreen project={project} id={id} />}</Route>
             <Route path='/projects/:project/features/:name/:tab?'>
               {({ project, name, tab }) => <FlagScreen project={project} name={name} tab={tab ?? 'overview'} />}
             </Route>

@@ -46,6 +46,7 @@ function Review ({ request, onDeleted }: { request: ChangeRequest; onDeleted: ()
       {steps.reject && <button type='button' className='secondary outline' onClick={() => state.mutate({ state: 'Rejected' })}>Reject</button>}
       {steps.cancel && <button type='button' className='secondary outline' onClick={() => state.mutate({ state: 'Cancelled' })}>Cancel request</button>}
       {steps.remove && <button type='button' className='secondary outline' onClick={() => remove.mutate()}>Delete draft</button>}
+      {open && <Link href={`/projects/${seg(project)}/change-requests/${id}/preview`} className='secondary'>Preview<span className='visually-hidden'> change request #{id}</span></Link>}
     </>
   )
   return (

@@ -4,7 +4,7 @@ import { ErrorAlert, errorsAt } from '../../components/feedback'
 import { SelectField, submitting } from '../../components/form'
 import { BUILT_IN_CONTEXT } from '../../lib/constraints'
 import { environmentOptions, projectOptions } from '../../lib/labels'
-import { type PlaygroundFeature, type PlaygroundRequest, type PlaygroundResponse, usePlayground } from './api'
+import { type AdvancedPlaygroundResponse, type PlaygroundFeature, type PlaygroundRequest, type PlaygroundResponse, useChangeRequestPreview, usePlayground } from './api'
 import { explainConstraint, flagVerdict, type SentContext, strategyName, strategyVerdict } from './explain'
 
 /** Fields the SDKs send at the top level; every other context field goes into `properties`. */
@@ -26,23 +26,46 @@ export function playgroundRequest (environment: string, project: string, rows: R
 }
 
 /**
- * The playground: an environment, the projects, a context (the known context fields, each a row),
- * and every flag's answer for it, with why: each strategy, constraint and segment in words.
+ * A change request's preview as the playground's answers: one for each combination of the
+ * context's values (a value with commas is several), each flag as the request would make it.
  */
-export function Playground () {
+export function previewAnswers (answer: AdvancedPlaygroundResponse, environment: string, project: string): PlaygroundResponse[] {
+  const input = (context: unknown) => ({ environment, projects: [project], context: context as PlaygroundRequest['context'] })
+  const first = answer.features[0]?.environments[environment] ?? []
+  if (first.length === 0) return [{ input: input(answer.input.context), features: [] }]
+  return first.map((combination, k) => ({
+    input: input(combination.context),
+    features: answer.features.map((f) => {
+      const { context: _context, environment: _environment, ...flag } = f.environments[environment]![k]!
+      return flag
+    }),
+  }))
+}
+
+/** The change request a preview evaluates: its environment and project are the playground's. */
+export interface PreviewOf { id: number; project: string; environment: string }
+
+/**
+ * The playground: an environment, the projects, a context (the known context fields, each a row),
+ * and every flag's answer for it, with why: each strategy, constraint and segment in words. With
+ * `changeRequest`, its preview: the request's environment and project, as if it were applied.
+ */
+export function Playground ({ changeRequest }: { changeRequest?: PreviewOf } = {}) {
   const environments = useEnvironments()
   const projects = useProjects()
   const fields = useContextFields(60_000)
-  const ask = usePlayground()
-  // The last answer stays while the next is asked for: the answers a person opened stay open.
-  const [answer, setAnswer] = useState<PlaygroundResponse | undefined>()
+  const evaluate = usePlayground()
+  const preview = useChangeRequestPreview(changeRequest?.id ?? 0)
+  const ask = changeRequest ? preview : evaluate
+  // The last answers stay while the next are asked for: the answers a person opened stay open.
+  const [answers, setAnswers] = useState<PlaygroundResponse[] | undefined>()
   const [environment, setEnvironment] = useState('')
   const [project, setProject] = useState('')
   const [rows, setRows] = useState<Row[]>([{ field: 'appName', value: 'playground' }, { field: 'userId', value: '' }])
   const [adding, setAdding] = useState('')
   const known = useMemo(() => [...new Set([...BUILT_IN_CONTEXT, ...(fields.data ?? []).map((f) => f.name)])], [fields.data])
   const unused = known.filter((name) => !rows.some((r) => r.field === name))
-  const chosenEnvironment = environment || environments.data?.[0]?.name || ''
+  const chosenEnvironment = changeRequest?.environment ?? (environment || environments.data?.[0]?.name || '')
   const legalValues = (field: string) => fields.data?.find((f) => f.name === field)?.legalValues ?? []
   const setRow = (i: number, value: string) => setRows(rows.map((r, k) => (k === i ? { ...r, value } : r)))
   const addField = () => {
@@ -54,11 +77,24 @@ export function Playground () {
 
   return (
     <>
-      <form className='card' onSubmit={submitting(() => ask.mutate(playgroundRequest(chosenEnvironment, project, rows), { onSuccess: setAnswer }))}>
-        <div className='grid'>
-          <SelectField label='Environment' value={chosenEnvironment} onChange={setEnvironment} options={environmentOptions(environments.data)} />
-          <SelectField label='Projects' value={project} onChange={setProject} options={[{ value: '', label: 'All projects' }, ...projectOptions(projects.data)]} />
-        </div>
+      <form
+        className='card'
+        onSubmit={submitting(() => {
+          if (changeRequest) {
+            preview.mutate({ context: playgroundRequest(changeRequest.environment, changeRequest.project, rows).context }, { onSuccess: (a) => setAnswers(previewAnswers(a, changeRequest.environment, changeRequest.project)) })
+          } else {
+            evaluate.mutate(playgroundRequest(chosenEnvironment, project, rows), { onSuccess: (a) => setAnswers([a]) })
+          }
+        })}
+      >
+        {changeRequest
+          ? <p>The flags of project <strong>{changeRequest.project}</strong> in <strong>{changeRequest.environment}</strong>, as change request #{changeRequest.id} would make them. Nothing is applied. Commas separate several values of a field: each combination is evaluated.</p>
+          : (
+            <div className='grid'>
+              <SelectField label='Environment' value={chosenEnvironment} onChange={setEnvironment} options={environmentOptions(environments.data)} />
+              <SelectField label='Projects' value={project} onChange={setProject} options={[{ value: '', label: 'All projects' }, ...projectOptions(projects.data)]} />
+            </div>
+            )}
         <fieldset>
           <legend>Context</legend>
           <p className='muted'>What your application would send to its SDK. appName is required.</p>
@@ -94,27 +130,31 @@ export function Playground () {
           )}
         </fieldset>
         <ErrorAlert error={ask.error} />
-        <button type='submit' aria-busy={ask.isPending || undefined}>Evaluate</button>
+        <button type='submit' aria-busy={ask.isPending || undefined}>{changeRequest ? 'Preview' : 'Evaluate'}</button>
       </form>
-      {answer && <Results answer={answer} />}
+      {answers?.map((answer, k) => <Results key={k} answer={answer} combination={answers.length > 1 ? combinationWords(answer.input.context) : undefined} />)}
     </>
   )
 }
 
+/** One combination of the context's values, in words ("userId u1, appName shop"). */
+const combinationWords = (context: Record<string, unknown>) => Object.entries(context).map(([field, value]) => `${field} ${String(value)}`).join(', ')
+
 /** Every flag's answer, filterable by name; each opens to its strategies, segments and constraints. */
-function Results ({ answer }: { answer: PlaygroundResponse }) {
+function Results ({ answer, combination }: { answer: PlaygroundResponse; combination?: string }) {
   const [filter, setFilter] = useState('')
+  const id = useId()
   const { environment } = answer.input
   const context = answer.input.context as SentContext
   const shown = answer.features.filter((f) => f.name.toLowerCase().includes(filter.trim().toLowerCase()))
   const on = answer.features.filter((f) => f.isEnabled).length
   return (
-    <section aria-labelledby='playground-results'>
-      <h2 id='playground-results'>Results in {environment}</h2>
+    <section aria-labelledby={`${id}-results`}>
+      <h2 id={`${id}-results`}>Results in {environment}{combination ? ` for ${combination}` : ''}</h2>
       <p role='status'>{on} of {answer.features.length} flags on for this context.</p>
       <div className='field'>
-        <label htmlFor='playground-filter'>Find a flag</label>
-        <input id='playground-filter' type='search' value={filter} onChange={(e) => setFilter(e.target.value)} />
+        <label htmlFor={`${id}-filter`}>Find a flag</label>
+        <input id={`${id}-filter`} type='search' value={filter} onChange={(e) => setFilter(e.target.value)} />
       </div>
       <ul className='playground-results'>
         {shown.map((f) => <FlagAnswer key={`${f.projectId}/${f.name}`} flag={f} environment={environment} context={context} />)}
