@@ -131,6 +131,14 @@ describe('preview', () => {
     expect(byToken.statusCode, byToken.body).toBe(200)
     expect(withoutStrategyIds(json(byToken))).toEqual(withoutStrategyIds(byViewer.body))
     expect(json(await admin.get(crUrl(p, `/${id}`))).state).toBe('Draft')
+    // With its one change discarded, the Draft changes nothing: the preview is the state as it is.
+    const changeId = draft.body.features[0].changes[0].id
+    expect((await call(alice, 'DELETE', crUrl(p, `/${id}/changes/${changeId}`))).status).toBe(200)
+    const empty = await call(viewer, 'POST', previewUrl(id), { context: { appName: 'a' } })
+    expect(empty.status).toBe(200)
+    const now = json(await admin.post('/api/admin/playground/advanced', { environments: ['production'], projects: [p], context: { appName: 'a' } }))
+    expect(empty.body).toEqual(now)
+    expect(empty.body.features.find((x: any) => x.name === f).environments.production[0].isEnabled).toBe(false)
   })
 
   it('refusals change nothing: 404 unknown or another project\'s (a token of another project), 403 its environment outside the token\'s, 400 a refused body, 409 closed', async () => {
