@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest'
 import type { PlaygroundFeature, PlaygroundStrategy } from '../../../web/features/playground/api'
 import { contextValue, explainConstraint, flagVerdict, strategyName, strategyVerdict } from '../../../web/features/playground/explain'
-import { playgroundRequest } from '../../../web/features/playground/playground'
+import { playgroundRequest, previewAnswers } from '../../../web/features/playground/playground'
 
 const strategy = (over: Partial<PlaygroundStrategy>): PlaygroundStrategy => ({
   name: 'flexibleRollout', id: 's', disabled: false, parameters: { rollout: '50' }, result: { enabled: false, evaluationStatus: 'complete' }, constraints: [], segments: [], links: { edit: '' }, ...over,
@@ -38,5 +38,22 @@ describe('the playground in words', () => {
     expect(playgroundRequest('dev', '', [{ field: 'appName', value: 'web' }, { field: 'userId', value: '' }, { field: 'country', value: 'NL' }, { field: 'sessionId', value: 's' }]))
       .toEqual({ environment: 'dev', projects: '*', context: { appName: 'web', sessionId: 's', properties: { country: 'NL' } } })
     expect(playgroundRequest('dev', 'p', [{ field: 'appName', value: 'web' }]).projects).toEqual(['p'])
+  })
+
+  it("a change request's preview as the playground's answers: one per combination of the context's values, each flag in it", () => {
+    const entry = (name: string, userId: string, isEnabled: boolean) => ({ ...flag({ name, isEnabled }), environment: 'production', context: { userId, appName: 'a' } })
+    const answer = {
+      input: { environments: ['production'], projects: ['p'], context: { appName: 'a', userId: 'u1,u2' } },
+      features: ['f', 'g'].map((name) => ({ name, projectId: 'p', environments: { production: [entry(name, 'u1', name === 'f'), entry(name, 'u2', false)] } })),
+    }
+    const answers = previewAnswers(answer, 'production', 'p')
+    expect(answers.map((a) => a.input)).toEqual([
+      { environment: 'production', projects: ['p'], context: { userId: 'u1', appName: 'a' } },
+      { environment: 'production', projects: ['p'], context: { userId: 'u2', appName: 'a' } },
+    ])
+    expect(answers.map((a) => a.features.map((f) => [f.name, f.isEnabled]))).toEqual([[['f', true], ['g', false]], [['f', false], ['g', false]]])
+    expect(answers[0]!.features[0]).toEqual(flag({ name: 'f', isEnabled: true }))
+    // No flag in the project: one empty answer for the context as sent.
+    expect(previewAnswers({ input: answer.input, features: [] }, 'production', 'p')).toEqual([{ input: { environment: 'production', projects: ['p'], context: answer.input.context }, features: [] }])
   })
 })
