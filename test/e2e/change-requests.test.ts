@@ -162,6 +162,8 @@ async function switchOnProposed (name: string) {
   const author = await openPage(browser, server, { as: { role: 'Editor' } })
   const { page } = author
   await page.goto(`${server.origin}/projects/default/features/${name}`)
+  // The switch proposes only once the page knows production is guarded.
+  await page.getByText('Changes in production need a change request').waitFor()
   await page.getByRole('switch', { name: 'Enabled in production' }).click()
   await page.getByRole('status').filter({ hasText: 'added to your change request in production' }).waitFor()
   await page.getByRole('link', { name: /Your change request #\d+ \(Draft\): 1 change/ }).click()
