@@ -142,14 +142,14 @@ export class Follower implements Worker {
     watchdog.unref()
     let received = false
     try {
-      for await (const message of readEvents(res.body, () => { heard = Date.now(); this.scope.lastRefresh = heard })) {
-        if (message.event !== 'unleash-connected' && message.event !== 'unleash-updated') continue
+      await readEvents(res.body, () => { heard = Date.now(); this.scope.lastRefresh = heard }, (message) => {
+        if (message.event !== 'unleash-connected' && message.event !== 'unleash-updated') return
         const events = normalizeEvents(JSON.parse(message.data))
         const revision = parseRevision(message.id)
         this.#apply('stream', () => this.scope.apply(events, revision, this.hooks.seq))
         if (!received) this.upstream.markStream(true)
         received = true
-      }
+      })
       if (this.#stopped) return 'stopped'
       this.upstream.markStream(false, '/api/client/streaming: the stream ended')
     } catch (err) {
