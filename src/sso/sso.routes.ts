@@ -1,10 +1,12 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox'
 import { Type } from '@sinclair/typebox'
 import { parseCookie, stringifySetCookie } from 'cookie'
-import type { FastifyRequest } from 'fastify'
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify'
+import { sendError, toApiError } from '../http/error-handler.js'
 import { errorStatuses } from '../http/openapi.js'
 import { responseHeader } from '../http/schemas.js'
 import { sessionCookie, sessionIdFromCookie } from '../users/session-cookie.js'
+import { navigating, signInProblemOf } from './redirects.js'
 import { finishLogin, LOGIN_TTL_MS, startLogin } from './login.service.js'
 import { oidcSettings, passwordSettings, saveOidcSettings, savePasswordSettings, type SsoContext } from './settings.service.js'
 import { CallbackQuery, LoginQuery, OidcSettingsBody, OidcSettingsResponse, PasswordAuth } from './sso.schemas.js'
@@ -40,6 +42,26 @@ const Redirect = (description: string, cookies: string) => Type.Unsafe<undefined
   type: 'null',
   description,
   headers: { location: responseHeader(description, true), 'set-cookie': responseHeader(cookies, true) },
+} as never)
+
+/**
+ * A browser whose sign-in did not complete lands on the sign-in screen saying why in words
+ * (303 to /login?sso=<reason>, a fixed list of reasons), not on a problem body; clients that read
+ * JSON still get the problem body. Either way the refusal is logged as any other.
+ */
+function signInRefusal (error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
+  const apiError = toApiError(error, request)
+  const problem = signInProblemOf(apiError.status)
+  if (problem === undefined || !navigating(request.headers.accept)) return sendError(request, reply, error)
+  request.log.info({ errorName: apiError.errorName, detail: apiError.message, shown: problem }, 'sign-in refused')
+  return reply.code(303).header('location', `/login?sso=${problem}`).header('cache-control', 'no-store').send()
+}
+
+/** The 303 a browser gets when its sign-in did not complete. */
+const ToSignInScreen = Type.Unsafe<undefined>({
+  type: 'null',
+  description: 'A browser (Accept naming text/html) whose sign-in did not complete: to the sign-in screen, which says why',
+  headers: { location: responseHeader('/login?sso= and the reason: unavailable, refused, not-allowed, busy or off', true) },
 } as never)
 
 /** Single sign-on with OpenID Connect: its settings, password login's setting, the login and its callback. */
@@ -109,14 +131,15 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{ sso: SsoContext }> = async (
     '/auth/oidc/login',
     {
       config: { access: 'public' },
+      errorHandler: signInRefusal,
       schema: {
         tags: TAGS,
         operationId: 'oidcLogin',
         summary: 'Sign in with OpenID Connect',
-        description: 'Where a sign-in button points (the 401 of the admin API lists it in options). Redirects the browser to the provider (authorization code flow with state, nonce, PKCE S256 when enablePkce; scopes openid email, and groups with addGroupsScope; redirect_uri UNLEASH_URL + /auth/oidc/callback) and sets a cookie binding the login to this browser. ?redirect= is where to land afterwards: a path on this server, anything else lands on /. 404 when OpenID Connect is off; 502 when the provider cannot be discovered; 429 when too many logins are under way.',
+        description: 'Where a sign-in button points (the 401 of the admin API lists it in options). Redirects the browser to the provider (authorization code flow with state, nonce, PKCE S256 when enablePkce; scopes openid email, and groups with addGroupsScope; redirect_uri UNLEASH_URL + /auth/oidc/callback) and sets a cookie binding the login to this browser. ?redirect= is where to land afterwards: a path on this server, anything else lands on /. 404 when OpenID Connect is off; 502 when the provider cannot be discovered; 429 when too many logins are under way. A browser (Accept naming text/html) gets these refusals as a 303 to the sign-in screen, /login?sso= and the reason (unavailable, busy, off, refused, not-allowed), which it shows in words.',
         querystring: LoginQuery,
         errors: [400, 404, 429, 502, 503],
-        response: { 302: Redirect('The provider\'s authorization endpoint', 'The login cookie (unleash-oidc-login)') },
+        response: { 302: Redirect('The provider\'s authorization endpoint', 'The login cookie (unleash-oidc-login)'), 303: ToSignInScreen },
       },
     },
     async (request, reply) => {
@@ -129,14 +152,15 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{ sso: SsoContext }> = async (
     '/auth/oidc/callback',
     {
       config: { access: 'public', secretQuery: true },
+      errorHandler: signInRefusal,
       schema: {
         tags: TAGS,
         operationId: 'oidcCallback',
         summary: 'The provider\'s redirect back',
-        description: 'Finishes the login this browser started (its cookie; each login is used once, for 10 minutes): the state compared, the code exchanged, the ID token checked (signature from the provider\'s keys, only idTokenSigningAlgorithm, iss, aud, azp, exp and iat with 30 s of clock skew, nonce), a verified email in emailDomains. The user with that email (created with defaultRootRole when autoCreate) gets their groups synced (enableGroupSyncing) and a new session, as a password login, and lands on the path the login asked for. Refusals are problem bodies: 401 SignInError naming the check, 403 for an email not allowed or unknown, 502 when the provider does not answer. The query is never logged.',
+        description: 'Finishes the login this browser started (its cookie; each login is used once, for 10 minutes): the state compared, the code exchanged, the ID token checked (signature from the provider\'s keys, only idTokenSigningAlgorithm, iss, aud, azp, exp and iat with 30 s of clock skew, nonce), a verified email in emailDomains. The user with that email (created with defaultRootRole when autoCreate) gets their groups synced (enableGroupSyncing) and a new session, as a password login, and lands on the path the login asked for. Refusals are problem bodies: 401 SignInError naming the check, 403 for an email not allowed or unknown, 502 when the provider does not answer. A browser (Accept naming text/html) gets these refusals as a 303 to the sign-in screen, /login?sso= and the reason (refused, not-allowed, unavailable, busy, off), which it shows in words. The query is never logged.',
         querystring: CallbackQuery,
         errors: [400, 401, 403, 404, 429, 502, 503],
-        response: { 302: Redirect('The path the login asked for (a path on this server)', 'The session cookie (unleash-session), and the login cookie cleared') },
+        response: { 302: Redirect('The path the login asked for (a path on this server)', 'The session cookie (unleash-session), and the login cookie cleared'), 303: ToSignInScreen },
       },
     },
     async (request, reply) => {

@@ -22,3 +22,16 @@ export const OIDC_VARIABLES = {
   acrValues: 'OIDC_ACR_VALUES',
 } as const
 export type OidcField = keyof typeof OIDC_VARIABLES
+
+/**
+ * Why a browser's single sign-on did not complete, as the sign-in screen says it
+ * (`/login?sso=<reason>`): a fixed list, so that nothing a request carries is shown on the page.
+ */
+export const SIGN_IN_PROBLEMS = {
+  unavailable: 'The identity provider did not answer. Try again later, or sign in with a password.',
+  refused: 'Single sign-on did not complete: the sign-in was refused, used already or took too long. Try again.',
+  'not-allowed': 'Your account may not sign in here (its email domain, or no user with its email). Ask an administrator.',
+  busy: 'Too many sign-ins are under way. Try again in a minute.',
+  off: 'Single sign-on is turned off. Sign in with a password.',
+} as const
+export type SignInProblem = keyof typeof SIGN_IN_PROBLEMS

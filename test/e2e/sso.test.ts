@@ -7,6 +7,7 @@
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { auth, json } from '../helpers/app.js'
+import { SIGN_IN_PROBLEMS } from '../../src/vocabulary/oidc.js'
 import { type Account, CLIENT_ID, CLIENT_SECRET, startOidcProvider } from '../helpers/oidc.js'
 import { expectAccessible, expectClean, launch, openPage, type Server, startServer } from './browser.js'
 
@@ -96,5 +97,24 @@ describe('single sign-on', () => {
     expect(person.trouble.failed.filter((e) => !theirFont(e))).toEqual([])
     expect(person.trouble.offsite.filter((e) => !theirFont(e))).toEqual([])
     expect(person.trouble.errors).toEqual([])
+  })
+
+  it('a sign-in that cannot complete lands on the sign-in screen saying why in words, with the way to try again', async () => {
+    const person = await openPage(browser, server)
+    const { page } = person
+    person.allow(401, '/api/admin/')
+    // A callback this browser started no login for (a link someone was sent, or a login too old).
+    await page.goto(`${server.origin}/auth/oidc/callback?code=made-up&state=made-up`)
+    await page.waitForURL((url) => url.pathname === '/login')
+    await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor()
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe(SIGN_IN_PROBLEMS.refused)
+    await expectAccessible(page, 'sign-in refused')
+    // Trying again starts from the beginning, not from the refusal.
+    expect(await page.getByRole('button', { name: 'Sign in with OpenID Connect' }).getAttribute('href')).toBe('/auth/oidc/login?redirect=%2F')
+    // A reason the server does not give shows nothing: the page says only what the server's list says.
+    await page.goto(`${server.origin}/login?sso=%3Cb%3Eyour-account-is-locked%3C%2Fb%3E`)
+    await page.getByRole('heading', { level: 1, name: 'Sign in' }).waitFor()
+    expect(await page.getByRole('alert').count()).toBe(0)
+    expectClean(person)
   })
 })

@@ -1,9 +1,12 @@
 import { randomBytes } from 'node:crypto'
-import type { LightMyRequestResponse } from 'fastify'
+import { Writable } from 'node:stream'
+import type { FastifyBaseLogger, LightMyRequestResponse } from 'fastify'
+import pino from 'pino'
 import { afterAll, beforeAll, inject } from 'vitest'
 import { type App, type AppDeps, buildApp } from '../../src/app.js'
 import { type Config, loadConfig } from '../../src/config.js'
 import { createDatabase, type DatabaseHandle } from '../../src/db/database.js'
+import { loggerOptions } from '../../src/logger.js'
 import { checkContract, type RecordedResponse, recordResponses } from './contract.js'
 import { ADMIN_SECRET, cloneTemplate, dropDatabase } from './database.js'
 
@@ -29,12 +32,12 @@ export function testConfig (databaseUrl: string, env: Record<string, string> = {
 }
 
 /** The real app on a database of its own, cloned from the migrated template. */
-export async function buildTestApp (env: Record<string, string> = {}, deps: Omit<AppDeps, 'database'> = {}): Promise<TestApp> {
+export async function buildTestApp (env: Record<string, string> = {}, deps: Omit<AppDeps, 'database'> = {}, logger?: FastifyBaseLogger): Promise<TestApp> {
   const serverUrl = inject('postgresUrl')
   const databaseUrl = await cloneTemplate(serverUrl)
   const config = testConfig(databaseUrl, env)
   const database = await createDatabase(config)
-  const app = await buildApp(config, { ...deps, database })
+  const app = await buildApp(config, { ...deps, database }, logger)
   const responses = recordResponses(app)
   await app.ready()
   return {
@@ -58,6 +61,22 @@ export async function buildTestApp (env: Record<string, string> = {}, deps: Omit
       }
     },
   }
+}
+
+/**
+ * The real app (as buildTestApp) logging every line at trace level, formatted and redacted as in
+ * production, into `lines`: for the tests that no secret reaches the log.
+ */
+export async function buildLoggedApp (env: Record<string, string> = {}, deps: Omit<AppDeps, 'database'> = {}) {
+  const lines: string[] = []
+  const sink = new Writable({
+    write (chunk, _encoding, done) {
+      lines.push(String(chunk))
+      done()
+    },
+  })
+  const t = await buildTestApp({ LOG_LEVEL: 'trace', ...env }, deps, pino(loggerOptions('trace'), sink))
+  return Object.assign(t, { lines, log: () => lines.join('') })
 }
 
 /**

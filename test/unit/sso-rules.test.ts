@@ -11,7 +11,7 @@ import {
   settingsProblems,
   settingsView,
 } from '../../src/sso/oidc-settings.js'
-import { landingPath, sameOriginPath } from '../../src/sso/redirects.js'
+import { landingPath, navigating, sameOriginPath, signInProblemOf } from '../../src/sso/redirects.js'
 
 describe('groupJsonPath', () => {
   const claims = {
@@ -158,5 +158,19 @@ describe('the OpenID Connect settings', () => {
     expect(domainAllowed('ada@sub.example.com', ['example.com'])).toBe(false)
     expect(domainAllowed('ada@example.com.evil', ['example.com'])).toBe(false)
     expect(domainAllowed('ada@evil.example', [])).toBe(true)
+  })
+})
+
+describe('a browser whose sign-in did not complete', () => {
+  it('is told a reason from the fixed list, by the refusal\'s status; faults stay problem bodies', () => {
+    expect([502, 400, 401, 403, 429, 404].map(signInProblemOf)).toEqual(['unavailable', 'refused', 'refused', 'not-allowed', 'busy', 'off'])
+    expect([500, 503, 409].map(signInProblemOf)).toEqual([undefined, undefined, undefined])
+  })
+
+  it('is a navigation when Accept names HTML', () => {
+    expect(navigating('text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8')).toBe(true)
+    expect(navigating('application/json')).toBe(false)
+    expect(navigating('*/*')).toBe(false)
+    expect(navigating(undefined)).toBe(false)
   })
 })

@@ -4,14 +4,9 @@
  * enforced wherever a token authenticates; project API tokens; Terraform's own calls, as its
  * generated Go client sends them; never a secret in an answer but the creation's, nor in a log.
  */
-import { Writable } from 'node:stream'
-import pino from 'pino'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { type App, buildApp } from '../../../src/app.js'
-import { createDatabase, type DatabaseHandle } from '../../../src/db/database.js'
-import { loggerOptions } from '../../../src/logger.js'
-import { auth, createToken, expectProblem, json, testConfig, uniqueName, useTestApp } from '../../helpers/app.js'
-import { cloneTemplate, dropDatabase } from '../../helpers/database.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type App } from '../../../src/app.js'
+import { auth, buildLoggedApp, createToken, expectProblem, json, uniqueName, useTestApp } from '../../helpers/app.js'
 import { listen, signedIn } from '../../helpers/people.js'
 import { requests } from '../../helpers/requests.js'
 import { databaseFingerprint } from '../../helpers/state.js'
@@ -284,24 +279,14 @@ describe('project API tokens', () => {
 })
 
 describe('the log', () => {
-  const lines: string[] = []
+  let logged: Awaited<ReturnType<typeof buildLoggedApp>>
   let app: App
-  let database: DatabaseHandle
-  let databaseUrl = ''
 
   beforeAll(async () => {
-    databaseUrl = await cloneTemplate(inject('postgresUrl'))
-    const config = testConfig(databaseUrl, { LOG_LEVEL: 'trace' })
-    database = await createDatabase(config)
-    const stream = new Writable({ write (chunk, _encoding, done) { lines.push(String(chunk)); done() } })
-    app = await buildApp(config, { database }, pino(loggerOptions('trace'), stream))
-    await app.ready()
+    logged = await buildLoggedApp()
+    app = logged.app
   })
-  afterAll(async () => {
-    await app?.close()
-    await database?.db.destroy()
-    await dropDatabase(inject('postgresUrl'), databaseUrl)
-  })
+  afterAll(() => logged?.close())
 
   it('never holds a secret sent in a path, whatever the method or the answer', async () => {
     const made = await app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload: { tokenName: 'logged', type: 'client', environment: 'development', projects: ['default'] } })
@@ -317,7 +302,7 @@ describe('the log', () => {
     await app.inject({ method: 'DELETE', url: paths[0]!, headers: auth() })
     await app.inject({ method: 'DELETE', url: `/api/admin/projects/default/api-tokens/${encodeURIComponent(projectSecret)}`, headers: auth() })
     await app.inject({ method: 'DELETE', url: `/api/admin/projects/default/api-tokens/${encodeURIComponent(projectSecret)}`, headers: auth() })
-    const log = lines.join('')
+    const log = logged.log()
     const random = (s: string) => s.slice(s.indexOf('.') + 1)
     for (const s of [secret, projectSecret]) {
       expect(log).not.toContain(random(s))

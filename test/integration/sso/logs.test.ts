@@ -4,38 +4,27 @@
  * line for the client secret, codes, states, nonces, PKCE verifiers, ID and access tokens and
  * cookie values. Discovery on plain http is logged as a warning.
  */
-import { Writable } from 'node:stream'
-import pino from 'pino'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
-import { type App, buildApp } from '../../../src/app.js'
-import { createDatabase, type DatabaseHandle } from '../../../src/db/database.js'
-import { loggerOptions } from '../../../src/logger.js'
-import { auth, testConfig } from '../../helpers/app.js'
-import { cloneTemplate, dropDatabase } from '../../helpers/database.js'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { type App } from '../../../src/app.js'
+import { auth, buildLoggedApp } from '../../helpers/app.js'
 import { CookieBrowser, startForgingProvider, toCallback } from '../../helpers/oidc.js'
 
-const lines: string[] = []
+let logged: Awaited<ReturnType<typeof buildLoggedApp>>
+let lines: string[] = []
 let app: App
-let database: DatabaseHandle
-let databaseUrl = ''
 let base = ''
 let idp: Awaited<ReturnType<typeof startForgingProvider>>
 
 beforeAll(async () => {
-  databaseUrl = await cloneTemplate(inject('postgresUrl'))
-  const config = testConfig(databaseUrl, { LOG_LEVEL: 'trace' })
-  database = await createDatabase(config)
-  const stream = new Writable({ write (chunk, _encoding, done) { lines.push(String(chunk)); done() } })
-  app = await buildApp(config, { database }, pino(loggerOptions('trace'), stream))
+  logged = await buildLoggedApp()
+  ;({ app, lines } = logged)
   await app.listen({ port: 0, host: '127.0.0.1' })
   base = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
   idp = await startForgingProvider({ clientSecret: 'the-client-secret-never-logged-1234' })
 })
 afterAll(async () => {
-  await app?.close()
+  await logged?.close()
   await idp?.close()
-  await database?.db.destroy()
-  await dropDatabase(inject('postgresUrl'), databaseUrl)
 })
 
 describe('the log', () => {
@@ -52,7 +41,7 @@ describe('the log', () => {
     const collect = async (browser: CookieBrowser, callback: string) => {
       const query = new URL(callback).searchParams
       secrets.push(query.get('code')!, query.get('state')!, browser.cookie('127.0.0.1', 'unleash-oidc-login')!)
-      const logins = await database.db.selectFrom('oidc_logins').select(['nonce', 'code_verifier']).execute()
+      const logins = await logged.database.db.selectFrom('oidc_logins').select(['nonce', 'code_verifier']).execute()
       for (const login of logins) secrets.push(login.nonce, login.code_verifier!)
     }
     // A login that succeeds, is replayed, and logs out at the provider.

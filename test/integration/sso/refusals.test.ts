@@ -115,6 +115,24 @@ describe('an ID token is refused when', () => {
   it('it does not say whether the email is verified', () => refused({ claims: { email_verified: undefined } }, /is verified/))
   it('its email is in another domain (403)', () => refused({ claims: { email: 'eve@evil.example' } }, /eve@evil.example is not in an email domain allowed to sign in/, 403, 'PermissionError'))
   it('its email domain only ends like an allowed one', () => refused({ claims: { email: 'eve@notexample.com' } }, /not in an email domain/, 403, 'PermissionError'))
+
+  it('a browser is sent to the sign-in screen with the reason, not the problem body: refused, or not allowed', async () => {
+    const html = { accept: 'text/html,*/*;q=0.8' }
+    for (const [forged, reason] of [[{ claims: { nonce: 'not-the-nonce' } }, 'refused'], [{ claims: { email: 'eve@evil.example' } }, 'not-allowed']] as const) {
+      const before = [await count('sessions'), await count('users')]
+      idp.state.next = forged
+      const browser = new CookieBrowser()
+      const res = await browser.request(await toCallback(browser, base, 'any'), { headers: html })
+      expect(res.status).toBe(303)
+      expect(res.headers.get('location')).toBe(`/login?sso=${reason}`)
+      expect(res.headers.getSetCookie()).not.toContainEqual(expect.stringMatching(/^unleash-session=[\w-]/))
+      expect([await count('sessions'), await count('users')]).toEqual(before)
+    }
+    // A callback with no login behind it (a forged link someone was sent): refused, in words too.
+    const stray = await fetch(`${base}/auth/oidc/callback?code=x&state=y`, { headers: html, redirect: 'manual' })
+    expect(stray.status).toBe(303)
+    expect(stray.headers.get('location')).toBe('/login?sso=refused')
+  })
 })
 
 describe('the provider\'s keys', () => {
@@ -197,13 +215,15 @@ describe('logins under way', () => {
 
 describe('a provider that does not answer', () => {
   let other: TestApp
+  let otherUrl = ''
+  const otherBase = () => otherUrl
   afterAll(() => other?.close())
   const save = (discoverUrl: string, provider: { clientId: string; clientSecret: string }) =>
     other.app.inject({ method: 'POST', url: '/api/admin/auth/oidc/settings', headers: auth(), payload: { enabled: true, discoverUrl, clientId: provider.clientId, secret: provider.clientSecret, autoCreate: true } })
 
   it('is a 502 naming the problem at login and at the callback, never a 500; nothing is stored', async () => {
     other = await buildTestApp()
-    const otherBase = await listen(other)
+    otherUrl = await listen(other)
     // Up when the settings are saved, down at the first login (nothing discovered yet).
     const gone = await startForgingProvider()
     expect((await save(gone.discoverUrl, gone)).statusCode).toBe(200)
@@ -216,11 +236,35 @@ describe('a provider that does not answer', () => {
     const late = await startForgingProvider()
     expect((await save(late.discoverUrl, late)).statusCode).toBe(200)
     const browser = new CookieBrowser()
-    const callback = await toCallback(browser, otherBase, 'any')
+    const callback = await toCallback(browser, otherBase(), 'any')
     await late.close()
     const back = await browser.request(callback)
     expect(back.status).toBe(502)
     expect(await back.json()).toMatchObject({ name: 'IdentityProviderError', detail: 'The identity provider did not answer; try again later' })
+    expect(await other.database.db.selectFrom('sessions').selectAll().execute()).toEqual([])
+  })
+
+  it('sends a browser to the sign-in screen saying so in words, at login and at the callback; JSON clients keep the problem body', async () => {
+    const html = { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' }
+    const gone = await startForgingProvider()
+    expect((await save(gone.discoverUrl, gone)).statusCode).toBe(200)
+    await gone.close()
+    const login = await other.app.inject({ method: 'GET', url: '/auth/oidc/login', headers: html })
+    expect(login.statusCode, login.body).toBe(303)
+    expect(login.headers.location).toBe('/login?sso=unavailable')
+    expect(login.headers['cache-control']).toBe('no-store')
+    expect(expectProblem(await other.app.inject({ method: 'GET', url: '/auth/oidc/login', headers: { accept: 'application/json' } }), 502, 'IdentityProviderError')).toBeTruthy()
+
+    const late = await startForgingProvider()
+    expect((await save(late.discoverUrl, late)).statusCode).toBe(200)
+    const browser = new CookieBrowser()
+    const callback = await toCallback(browser, otherBase(), 'any')
+    await late.close()
+    const back = await browser.request(callback, { headers: html })
+    expect(back.status).toBe(303)
+    expect(back.headers.get('location')).toBe('/login?sso=unavailable')
+    // The login cookie is cleared all the same: a login is used once.
+    expect(back.headers.getSetCookie()).toContainEqual(expect.stringMatching(/^unleash-oidc-login=;.*Expires=Thu, 01 Jan 1970/))
     expect(await other.database.db.selectFrom('sessions').selectAll().execute()).toEqual([])
   })
 })

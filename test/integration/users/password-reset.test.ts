@@ -4,14 +4,9 @@
  * password. Links are hashed at rest, used once, expire, one per user per minute; the answers
  * never tell whether an email is a user's; no token reaches the log.
  */
-import { Writable } from 'node:stream'
 import { sql } from 'kysely'
-import pino from 'pino'
-import { beforeAll, describe, expect, inject, it } from 'vitest'
-import { buildApp } from '../../../src/app.js'
-import { createDatabase } from '../../../src/db/database.js'
-import { auth, expectProblem, json, testConfig, uniqueName, useTestApp } from '../../helpers/app.js'
-import { cloneTemplate, dropDatabase } from '../../helpers/database.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { auth, buildLoggedApp, expectProblem, json, uniqueName, useTestApp } from '../../helpers/app.js'
 import { Browser, createUser, listen, PASSWORD, signedIn } from '../../helpers/people.js'
 import { requests } from '../../helpers/requests.js'
 import { databaseFingerprint } from '../../helpers/state.js'
@@ -170,13 +165,8 @@ describe('the other /auth/reset routes', () => {
 
 describe('no reset token in the log', () => {
   it('the tokens of links made, validated, used and refused never appear, at trace level', async () => {
-    const lines: string[] = []
-    const sink = new Writable({ write (chunk, _encoding, done) { lines.push(String(chunk)); done() } })
-    const serverUrl = inject('postgresUrl')
-    const databaseUrl = await cloneTemplate(serverUrl)
-    const config = testConfig(databaseUrl)
-    const database = await createDatabase(config)
-    const app = await buildApp(config, { database }, pino({ level: 'trace' }, sink))
+    const logged = await buildLoggedApp()
+    const { app } = logged
     try {
       const secrets: string[] = []
       const made = await app.inject({ method: 'POST', url: '/api/admin/user-admin', headers: auth(), payload: { username: uniqueName('logged'), rootRole: 'Viewer' } })
@@ -187,14 +177,12 @@ describe('no reset token in the log', () => {
       await app.inject({ method: 'POST', url: '/auth/reset/password', payload: { token: invite, password: 'short' } })
       await app.inject({ method: 'POST', url: '/auth/reset/password', payload: { token: invite, password: NEW_PASSWORD } })
       await app.inject({ method: 'GET', url: `/auth/reset/validate?token=${invite}` })
-      const log = lines.join('')
+      const log = logged.log()
       expect(log).toContain('request completed')
       expect(log).toContain('/auth/reset/validate?[redacted]')
       for (const secret of [...secrets, NEW_PASSWORD]) expect(log).not.toContain(secret)
     } finally {
-      await app.close()
-      await database.db.destroy()
-      await dropDatabase(serverUrl, databaseUrl)
+      await logged.close()
     }
   })
 })

@@ -4,14 +4,11 @@
  * telling users apart by answer or time, cross-site requests riding the session cookie, and
  * secrets in answers or logs.
  */
-import { Writable } from 'node:stream'
 import { setTimeout as sleep } from 'node:timers/promises'
-import pino from 'pino'
-import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { buildApp } from '../../../src/app.js'
 import { createDatabase } from '../../../src/db/database.js'
-import { auth, buildTestApp, json, type TestApp, testConfig, uniqueName } from '../../helpers/app.js'
-import { cloneTemplate, dropDatabase } from '../../helpers/database.js'
+import { auth, buildLoggedApp, buildTestApp, json, type TestApp, testConfig, uniqueName } from '../../helpers/app.js'
 import { Browser, createUser, listen, PASSWORD, signedIn } from '../../helpers/people.js'
 import { databaseFingerprint } from '../../helpers/state.js'
 
@@ -195,13 +192,8 @@ describe('cross-site requests riding the session cookie', () => {
 
 describe('no secret in any answer or log line', () => {
   it('passwords, their hashes, session ids and token secrets never appear, at trace level', async () => {
-    const lines: string[] = []
-    const sink = new Writable({ write (chunk, _encoding, done) { lines.push(String(chunk)); done() } })
-    const serverUrl = inject('postgresUrl')
-    const databaseUrl = await cloneTemplate(serverUrl)
-    const config = testConfig(databaseUrl)
-    const database = await createDatabase(config)
-    const app = await buildApp(config, { database }, pino({ level: 'trace' }, sink))
+    const logged = await buildLoggedApp()
+    const { app, database } = logged
     await app.listen({ port: 0, host: '127.0.0.1' })
     const url = `http://127.0.0.1:${(app.server.address() as { port: number }).port}`
     const answers: string[] = []
@@ -225,7 +217,7 @@ describe('no secret in any answer or log line', () => {
       await keep(await browser.fetch('/logout', { method: 'POST' }))
       await keep(await fetch(`${url}/api/admin/user`, { headers: { cookie: `unleash-session=${session}` } }))
       const hashes = (await database.db.selectFrom('users').select('password_hash').execute()).map((r) => r.password_hash!).filter(Boolean)
-      const log = lines.join('')
+      const log = logged.log()
       expect(log).toContain('request completed')
       const text = answers.join('\n')
       expect(text).toContain('user:')
@@ -236,9 +228,7 @@ describe('no secret in any answer or log line', () => {
       expect(log).not.toContain('$scrypt$')
       expect(text).not.toContain('$scrypt$')
     } finally {
-      await app.close()
-      await database.db.destroy()
-      await dropDatabase(serverUrl, databaseUrl)
+      await logged.close()
     }
   })
 })

@@ -3,14 +3,9 @@
  * whoever opens it signs up as a Viewer while it is enabled and not expired. Refusals change
  * nothing; the secret never reaches an event or the log.
  */
-import { Writable } from 'node:stream'
 import { sql } from 'kysely'
-import pino from 'pino'
-import { beforeAll, describe, expect, inject, it } from 'vitest'
-import { buildApp } from '../../../src/app.js'
-import { createDatabase } from '../../../src/db/database.js'
-import { auth, expectProblem, json, testConfig, uniqueName, useTestApp } from '../../helpers/app.js'
-import { cloneTemplate, dropDatabase } from '../../helpers/database.js'
+import { beforeAll, describe, expect, it } from 'vitest'
+import { auth, buildLoggedApp, expectProblem, json, uniqueName, useTestApp } from '../../helpers/app.js'
 import { Browser, listen, signedIn } from '../../helpers/people.js'
 import { requests } from '../../helpers/requests.js'
 import { databaseFingerprint } from '../../helpers/state.js'
@@ -163,13 +158,8 @@ describe('a person signs up with the link', () => {
 
 describe('no sign-up secret in the log', () => {
   it('the secrets of tokens made, read, validated and used never appear, at trace level', async () => {
-    const lines: string[] = []
-    const sink = new Writable({ write (chunk, _encoding, done) { lines.push(String(chunk)); done() } })
-    const serverUrl = inject('postgresUrl')
-    const databaseUrl = await cloneTemplate(serverUrl)
-    const config = testConfig(databaseUrl)
-    const database = await createDatabase(config)
-    const app = await buildApp(config, { database }, pino({ level: 'trace' }, sink))
+    const logged = await buildLoggedApp()
+    const { app } = logged
     try {
       const made = await app.inject({ method: 'POST', url: '/api/admin/invite-link/tokens', headers: auth(), payload: { name: 'logged', expiresAt: inAnHour() } })
       expect(made.statusCode).toBe(201)
@@ -180,15 +170,13 @@ describe('no sign-up secret in the log', () => {
       await app.inject({ method: 'POST', url: `/invite/${secret}/signup`, payload: { ...person(), password: 'short' } })
       await app.inject({ method: 'POST', url: `/invite/${secret}/signup`, payload: person() })
       await app.inject({ method: 'GET', url: `/new-user?invite=${secret}` })
-      const log = lines.join('')
+      const log = logged.log()
       expect(log).toContain('request completed')
       expect(log).toContain('/invite/[redacted]/signup')
       expect(log).not.toContain(secret)
       expect(log).not.toContain(PASSWORD)
     } finally {
-      await app.close()
-      await database.db.destroy()
-      await dropDatabase(serverUrl, databaseUrl)
+      await logged.close()
     }
   })
 })

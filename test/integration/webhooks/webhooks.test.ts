@@ -2,13 +2,8 @@
  * The addon routes (webhooks in Unleash's addon shape): what they store, show and refuse.
  * Deliveries are in webhooks-delivery.test.ts.
  */
-import { Writable } from 'node:stream'
-import pino from 'pino'
-import { describe, expect, inject, it } from 'vitest'
-import { buildApp } from '../../../src/app.js'
-import { createDatabase } from '../../../src/db/database.js'
-import { auth, createToken, expectProblem, json, testConfig, uniqueName, useTestApp } from '../../helpers/app.js'
-import { cloneTemplate, dropDatabase } from '../../helpers/database.js'
+import { describe, expect, it } from 'vitest'
+import { auth, buildLoggedApp, createToken, expectProblem, json, uniqueName, useTestApp } from '../../helpers/app.js'
 import { eventually, startReceiver } from '../../helpers/receiver.js'
 import { requests } from '../../helpers/requests.js'
 import { databaseFingerprint } from '../../helpers/state.js'
@@ -270,18 +265,8 @@ describe('updating, rotating and deleting', () => {
 
 describe('secrets stay out of the logs', () => {
   it('no signing secret, authorization or custom header value in any line (trace level), through saves, a refusal, failing deliveries and a rotation', async () => {
-    const lines: string[] = []
-    const sink = new Writable({
-      write (chunk, _encoding, done) {
-        lines.push(String(chunk))
-        done()
-      },
-    })
-    const serverUrl = inject('postgresUrl')
-    const databaseUrl = await cloneTemplate(serverUrl)
-    const config = testConfig(databaseUrl, { WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_POLL_MS: '20', WEBHOOK_RETRY_BASE_MS: '20', WEBHOOK_MAX_ATTEMPTS: '2' })
-    const database = await createDatabase(config)
-    const app = await buildApp(config, { database }, pino({ level: 'trace' }, sink))
+    const logged = await buildLoggedApp({ WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8', WEBHOOK_POLL_MS: '20', WEBHOOK_RETRY_BASE_MS: '20', WEBHOOK_MAX_ATTEMPTS: '2' })
+    const { app } = logged
     const receiver = await startReceiver(() => 500)
     const call = (method: 'POST' | 'PUT' | 'GET', url: string, payload?: object) =>
       app.inject({ method, url, headers: auth(), ...(payload ? { payload } : {}) })
@@ -299,14 +284,12 @@ describe('secrets stay out of the logs', () => {
       const rotated = json(await call('POST', `${base}/${created.id}/rotate-secret`))
       expect(receiver.received.length).toBe(2)
       expect(receiver.received[0]!.headers.authorization).toBe(secrets[0])
-      const log = lines.join('')
+      const log = logged.log()
       expect(log).toContain('webhook attempt failed')
       expect(log).toContain('request refused')
       for (const secret of [...secrets, created.signingSecret, rotated.signingSecret]) expect(log).not.toContain(secret)
     } finally {
-      await app.close()
-      await database.db.destroy()
-      await dropDatabase(serverUrl, databaseUrl)
+      await logged.close()
       await receiver.close()
     }
   })

@@ -25,7 +25,9 @@ export function SignInForm () {
  */
 export function SignInOptions ({ options }: { options: SignInOption[] }) {
   if (options.length === 0) return null
-  const here = `${window.location.pathname}${window.location.search}`
+  // Back to the address that asked to sign in; from the sign-in screen itself (/login, where a
+  // refused sign-in lands), to the start.
+  const here = window.location.pathname === '/login' ? '/' : `${window.location.pathname}${window.location.search}`
   return (
     <>
       <ul className='sign-in-options' aria-label='Ways to sign in'>
