@@ -6,7 +6,7 @@
  *
  * Settings: BENCH_SECONDS (per scenario, default 10), BENCH_CONNECTIONS (the 50-feature
  * scenarios, default 20), BENCH_SIZES (the document-size series, default 2,100,400,1000),
- * BENCH_ONLY=playground|series|features|client|frontend|cpu|large|webhooks|people|import|streaming|usage|relay|insight (run one part), BENCH_FRONTEND_SIZES (the
+ * BENCH_ONLY=playground|series|features|client|frontend|cpu|large|webhooks|people|import|streaming|usage|relay|relay-streaming|insight (run one part), BENCH_FRONTEND_SIZES (the
  * frontend scenarios' flag counts, default 100,1000,5000). BENCH_UNLEASH=1: also start Unleash 8.2 on
  * the same PostgreSQL (test/helpers/unleash.ts) and drive it with the same series, side by side, its
  * server CPU time measured as ours; or UNLEASH_URL and UNLEASH_TOKEN (an admin token) name a running one.
@@ -37,6 +37,7 @@ import { largeWriteScenario } from './scenarios/large-write.js'
 import { peopleScenarios } from './scenarios/people.js'
 import { PLAYGROUND_FLAGS, playgroundPart } from './scenarios/playground.js'
 import { relayPart } from './scenarios/relay.js'
+import { relayStreamingScenario } from './scenarios/relay-streaming.js'
 import { sizeSeries } from './scenarios/series.js'
 import { printStreaming, streamingScenarios } from './scenarios/streaming.js'
 import { printUsage, usageScenarios } from './scenarios/usage.js'
@@ -99,6 +100,7 @@ const PARTS = [
   part({ only: 'streaming', key: 'streaming', run: (b) => streamingScenarios({ ...b.target, pid: b.pid }, b.databaseUrl), print: printStreaming }),
   part({ only: 'usage', key: 'usage', run: (b) => usageScenarios({ databaseUrl: b.databaseUrl, serverUrl: b.serverUrl, secret: b.secret }), print: printUsage }),
   part({ only: 'relay', key: 'relay', run: relayPart, print: (rows) => print(`Relay mode: the same SDK reads at the server and at a relay in front of it, ${CLIENT_CONNECTIONS} connections`, rows) }),
+  part({ only: 'relay-streaming', key: 'relayStreaming', run: relayStreamingScenario, print: (rows) => printStreaming(rows, 'Streaming behind two relays') }),
   part({ only: 'insight', key: 'insight', run: insightPart, print: (rows) => print(`Insight: feature search at ${SEARCH_FLAGS} flags, a flag's usage read back`, rows) }),
 ]
 

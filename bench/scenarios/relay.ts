@@ -24,7 +24,7 @@ const token = async (server: Target, type: 'client' | 'frontend', projects: stri
 }
 
 /** The built server in relay mode (dist/server.js with UPSTREAM_URL) in front of `upstream`, ready. */
-async function startRelay (upstream: string, tokens: string[]) {
+export async function startRelay (upstream: string, tokens: string[]) {
   const port = await freePort()
   const child = spawn(process.execPath, ['dist/server.js'], {
     env: { ...process.env, UPSTREAM_URL: upstream, TOKENS: tokens.join(','), PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: process.env.BENCH_LOG_LEVEL ?? 'warn', NODE_ENV: 'production' },

@@ -80,7 +80,7 @@ async function startSecond (databaseUrl: string) {
 }
 
 /** A raw SSE reader: resolves once its first event (unleash-connected) arrived. */
-function rawReader (base: string, secret: string, agent: http.Agent): Promise<Reader> {
+export function rawReader (base: string, secret: string, agent: http.Agent): Promise<Reader> {
   return new Promise((resolve, reject) => {
     const arrivals: number[] = []
     let connected = false
@@ -130,7 +130,7 @@ async function sdkReader (base: string, secret: string, i: number): Promise<Read
   return { arrivals, close: () => sdk.destroy() }
 }
 
-async function call (base: string, headers: Record<string, string>, method: string, path: string, body?: unknown) {
+export async function call (base: string, headers: Record<string, string>, method: string, path: string, body?: unknown) {
   const res = await fetch(`${base}${path}`, { method, headers, ...(body !== undefined && { body: JSON.stringify(body) }) })
   const text = await res.text()
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`)
@@ -149,7 +149,7 @@ async function openAll (count: number, open: (i: number) => Promise<Reader>, par
   return readers
 }
 
-async function measure (scenario: string, target: StreamingTarget, writeBase: string, feature: string, open: (i: number) => Promise<Reader>, pids: number[]): Promise<StreamingRow> {
+export async function measure (scenario: string, target: StreamingTarget, writeBase: string, feature: string, open: (i: number) => Promise<Reader>, pids: number[]): Promise<StreamingRow> {
   const rssBefore = pids.reduce((sum, pid) => sum + rssKb(pid), 0)
   const started = performance.now()
   const readers = await openAll(STREAMS, open)
@@ -221,8 +221,8 @@ export async function streamingScenarios (target: StreamingTarget, databaseUrl: 
   return rows
 }
 
-export function printStreaming (rows: StreamingRow[]) {
-  console.log(`\nStreaming: ${STREAMS} streams, ${CHANGES} changes one after another (ms from the acknowledged write to arrival)`)
+export function printStreaming (rows: StreamingRow[], title = 'Streaming') {
+  console.log(`\n${title}: ${STREAMS} streams, ${CHANGES} changes one after another (ms from the acknowledged write to arrival)`)
   console.table(rows.map((r) => ({
     scenario: r.scenario,
     'connect all ms': r.connectMs,

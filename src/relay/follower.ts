@@ -60,8 +60,10 @@ export class Follower implements Worker {
     this.#stopped = true
     this.#abort?.abort()
     this.#wake?.()
-    // Its requests end on abort or on their timeout; a stop does not wait longer than STOP_WAIT_MS
-    // for them (a relay stopped under load was seen waiting here for minutes: cause not found yet).
+    // Its requests (a stream, or a poll and the reading of its answer) end on abort. A poll was not
+    // aborted once: a stop during one, after a stream broke or with an upstream that does not
+    // stream, waited for the upstream's answer (up to its 10 s timeout, longer while the answer
+    // trickled in). STOP_WAIT_MS stays as a bound for whatever else.
     await Promise.race([this.#running, new Promise<void>((resolve) => setTimeout(resolve, STOP_WAIT_MS).unref())])
   }
 
@@ -142,14 +144,14 @@ export class Follower implements Worker {
     watchdog.unref()
     let received = false
     try {
-      for await (const message of readEvents(res.body, () => { heard = Date.now(); this.scope.lastRefresh = heard })) {
-        if (message.event !== 'unleash-connected' && message.event !== 'unleash-updated') continue
+      await readEvents(res.body, () => { heard = Date.now(); this.scope.lastRefresh = heard }, (message) => {
+        if (message.event !== 'unleash-connected' && message.event !== 'unleash-updated') return
         const events = normalizeEvents(JSON.parse(message.data))
         const revision = parseRevision(message.id)
         this.#apply('stream', () => this.scope.apply(events, revision, this.hooks.seq))
         if (!received) this.upstream.markStream(true)
         received = true
-      }
+      })
       if (this.#stopped) return 'stopped'
       this.upstream.markStream(false, '/api/client/streaming: the stream ended')
     } catch (err) {
@@ -170,8 +172,11 @@ export class Follower implements Worker {
   }
 
   async #poll (secret: string): Promise<Outcome> {
+    const controller = new AbortController()
+    this.#abort = controller
+    if (this.#stopped) return 'stopped'
     try {
-      const answer = await this.upstream.features(secret, this.scope.origin === 'poll' ? this.scope.upstreamEtag : undefined)
+      const answer = await this.upstream.features(secret, this.scope.origin === 'poll' ? this.scope.upstreamEtag : undefined, controller.signal)
       if (answer.status === 'refused') return 'refused'
       if (answer.status === 304) {
         this.scope.lastRefresh = Date.now()

@@ -10,11 +10,37 @@ export const REPLAY_EVENTS = 1000
 /** Where a scope's state came from: a stream (its revisions are the upstream's), polls, or the backup folder. */
 export type Origin = 'stream' | 'poll' | 'backup'
 
+/** A value held, one object for the same JSON (so that unchanged features keep their objects, and a change is told from a repetition by identity). */
 interface Held<T> {
-  value: T
-  /** Its JSON, to tell a change from a repetition. */
-  json: string
+  readonly value: T
+  readonly json: string
 }
+
+/**
+ * Held values by their JSON, shared by every scope of the process: scopes of one environment
+ * overlap (a token for projects a and b, another for a and c), and a feature both hold is one
+ * object in memory, not one per scope. An entry goes once no scope holds its value.
+ */
+class SharedHeld<T> {
+  readonly #byJson = new Map<string, WeakRef<Held<T>>>()
+  readonly #gone = new FinalizationRegistry<string>((json) => {
+    if (this.#byJson.get(json)?.deref() === undefined) this.#byJson.delete(json)
+  })
+
+  /** The held value for `value`: the one some scope holds already when its JSON is the same. */
+  of (value: T): Held<T> {
+    const json = JSON.stringify(value)
+    const shared = this.#byJson.get(json)?.deref()
+    if (shared !== undefined) return shared
+    const held = { value, json }
+    this.#byJson.set(json, new WeakRef(held))
+    this.#gone.register(held, json)
+    return held
+  }
+}
+
+const sharedFeatures = new SharedHeld<ClientFeature>()
+const sharedSegments = new SharedHeld<ClientSegment>()
 
 /** One applied change: the events it made and the revision they bring an SDK to; `seq` orders changes of every scope. */
 export interface LoggedChange {
@@ -132,9 +158,9 @@ export class ScopeState {
    * the revision stays as it is unless it was not set).
    */
   replace (features: readonly ClientFeature[], segments: readonly ClientSegment[], revision: bigint | undefined, seq: () => number): DeltaEvent[] {
-    const nextFeatures = new Map<string, Held<ClientFeature>>(features.map((f) => [f.name, this.#held(this.#features.get(f.name), f)]))
+    const nextFeatures = new Map<string, Held<ClientFeature>>(features.map((f) => [f.name, sharedFeatures.of(f)]))
     const used = new Set(usedSegmentIds(features))
-    const nextSegments = new Map<number, Held<ClientSegment>>(segments.filter((s) => used.has(s.id)).map((s) => [s.id, this.#held(this.#segments.get(s.id), s)]))
+    const nextSegments = new Map<number, Held<ClientSegment>>(segments.filter((s) => used.has(s.id)).map((s) => [s.id, sharedSegments.of(s)]))
     return this.#commit(nextFeatures, nextSegments, revision, seq, false)
   }
 
@@ -149,18 +175,18 @@ export class ScopeState {
           features.clear()
           segments.clear()
           added.clear()
-          for (const f of event.features) features.set(f.name, this.#held(this.#features.get(f.name), f))
-          for (const s of event.segments) segments.set(s.id, this.#held(this.#segments.get(s.id), s))
+          for (const f of event.features) features.set(f.name, sharedFeatures.of(f))
+          for (const s of event.segments) segments.set(s.id, sharedSegments.of(s))
           break
         case 'feature-updated':
           if (!features.has(event.feature.name)) added.add(event.feature.name)
-          features.set(event.feature.name, this.#held(this.#features.get(event.feature.name), event.feature))
+          features.set(event.feature.name, sharedFeatures.of(event.feature))
           break
         case 'feature-removed':
           features.delete(event.featureName)
           break
         case 'segment-updated':
-          segments.set(event.segment.id, this.#held(this.#segments.get(event.segment.id), event.segment))
+          segments.set(event.segment.id, sharedSegments.of(event.segment))
           break
         case 'segment-removed':
           segments.delete(event.segmentId)
@@ -171,12 +197,6 @@ export class ScopeState {
     const used = new Set(usedSegmentIds([...features.values()].map((h) => h.value)))
     for (const id of segments.keys()) if (!used.has(id)) segments.delete(id)
     return this.#commit(features, segments, revision, seq, true)
-  }
-
-  /** A held value: the one held before when its JSON is the same (so that unchanged features keep their objects). */
-  #held<T> (before: Held<T> | undefined, value: T): Held<T> {
-    const json = JSON.stringify(value)
-    return before !== undefined && before.json === json ? before : { value, json }
   }
 
   /**

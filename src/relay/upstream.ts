@@ -128,11 +128,16 @@ export class Upstream {
     })
   }
 
-  /** GET /api/client/features with the ETag held: 304, the answer, or the upstream's refusal of the token. */
-  async features (secret: string, etag: string | undefined): Promise<{ status: 304 } | { status: 200; etag: string | undefined; body: unknown } | { status: 'refused'; code: number }> {
+  /**
+   * GET /api/client/features with the ETag held: 304, the answer, or the upstream's refusal of
+   * the token. `signal` ends it early (the request and the reading of its answer), as does
+   * TIMEOUT_MS.
+   */
+  async features (secret: string, etag: string | undefined, signal?: AbortSignal): Promise<{ status: 304 } | { status: 200; etag: string | undefined; body: unknown } | { status: 'refused'; code: number }> {
     const path = '/api/client/features'
     this.requests.features++
-    const res = await this.#fetch(path, { secret, headers: etag === undefined ? {} : { 'if-none-match': etag } })
+    const headers: Record<string, string> = etag === undefined ? {} : { 'if-none-match': etag }
+    const res = await this.#fetch(path, { secret, headers, ...(signal !== undefined && { signal: AbortSignal.any([signal, AbortSignal.timeout(TIMEOUT_MS)]) }) })
     if (res.status === 304) {
       await res.body?.cancel()
       return { status: 304 }

@@ -1,7 +1,8 @@
 /**
  * The project's own container checks (npm run test:containers): the image from the
  * Dockerfile, alone on its embedded database, and the docker-compose stack, with a second
- * instance behind HAProxy (haproxy/haproxy.cfg). Needs Docker or Podman; everything created is
+ * instance behind HAProxy (haproxy/haproxy.cfg) and, in the relay profile, two relays in front
+ * of HAProxy. Needs Docker or Podman; everything created is
  * removed at the end, after a failure too.
  */
 import { execFile } from 'node:child_process'
@@ -122,7 +123,8 @@ describe('the docker-compose stack', () => {
   })
 
   afterAll(async () => {
-    const down = await compose(['down', '-v', '--rmi', 'local', '--remove-orphans']).catch((error) => error)
+    // The relay profile too: its containers and volumes, after a failure of its test.
+    const down = await compose(['--profile', 'relay', 'down', '-v', '--rmi', 'local', '--remove-orphans']).catch((error) => error)
     if (down instanceof Error) console.error(`compose down failed: ${down.message}`)
     // The Dockerfile's build stages, left as untagged images by both builds.
     await run('docker', ['image', 'prune', '-f', '--filter', 'label=io.feature-flag-admin-api.stage=intermediate']).catch(() => {})
@@ -298,6 +300,51 @@ describe('the docker-compose stack', () => {
     // Back in: HAProxy finds the restarted container (a new address, perhaps) once it is ready.
     await compose(['start', 'api-2'])
     await waitForUpstreams(['api-2'], 90_000)
+  }, 180_000)
+
+  it('the relay profile: two relays in front of HAProxy answer SDKs with the flags made through the API, and a change arrives at both', async () => {
+    const base = `http://127.0.0.1:${proxyPort}`
+    expect((await api(base, 'POST', '/api/admin/projects/default/features', { name: 'relayed' })).status).toBe(201)
+    expect((await api(base, 'POST', '/api/admin/projects/default/features/relayed/environments/development/on')).status).toBe(200)
+    const client = await api(base, 'POST', '/api/admin/api-tokens', { tokenName: 'compose-relay', type: 'client', environment: 'development' })
+    const frontend = await api(base, 'POST', '/api/admin/api-tokens', { tokenName: 'compose-relay-web', type: 'frontend', environment: 'development', projects: ['default'] })
+    expect([client.status, frontend.status]).toEqual([201, 201])
+    const ports = [await freePort(), await freePort()]
+    // The relays alone (--no-deps: the servers and HAProxy run already), from the image built above.
+    const relays = (args: string[]) => compose(['--profile', 'relay', ...args], {
+      ADMIN_API_TOKEN: SECRET,
+      RELAY_TOKENS: `${client.body.secret},${frontend.body.secret}`,
+      RELAY_PORT: String(ports[0]),
+      RELAY_2_PORT: String(ports[1]),
+    })
+    try {
+      await relays(['up', '-d', '--no-build', '--no-deps', 'relay', 'relay-2'])
+      for (const port of ports) {
+        const url = `http://127.0.0.1:${port}`
+        await waitFor(async () => (await fetch(`${url}/ready`)).ok, 60_000, `the relay on ${port}`)
+        const ready = await api(url, 'GET', '/ready')
+        expect(ready.status).toBe(200)
+        expect(ready.body).toMatchObject({ status: 'ready', upstream: { url: 'http://haproxy:8080', state: 'connected', streaming: true }, scopes: 1 })
+        const features = await api(url, 'GET', '/api/client/features', undefined, { authorization: client.body.secret })
+        expect(features.status).toBe(200)
+        expect(features.body.features).toContainEqual(expect.objectContaining({ name: 'relayed', enabled: true }))
+        const browser = await api(url, 'GET', '/api/frontend?userId=1', undefined, { authorization: frontend.body.secret })
+        expect(browser.status).toBe(200)
+        expect(browser.body.toggles).toContainEqual(expect.objectContaining({ name: 'relayed', enabled: true }))
+        // No admin API at a relay.
+        expect((await api(url, 'GET', '/api/admin/projects')).status).toBe(404)
+      }
+      // A change made through HAProxy reaches both relays (each follows the servers on a stream).
+      expect((await api(base, 'POST', '/api/admin/projects/default/features/relayed/environments/development/off')).status).toBe(200)
+      for (const port of ports) {
+        await waitFor(async () => {
+          const res = await api(`http://127.0.0.1:${port}`, 'GET', '/api/frontend?userId=1', undefined, { authorization: frontend.body.secret })
+          return res.status === 200 && !res.body.toggles.some((t: { name: string }) => t.name === 'relayed')
+        }, 10_000, `the change at the relay on ${port}`)
+      }
+    } finally {
+      await relays(['rm', '-s', '-f', '-v', 'relay', 'relay-2'])
+    }
   }, 180_000)
 
   it('ps and logs work without ADMIN_API_TOKEN', async () => {

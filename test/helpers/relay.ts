@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import { createServer, request as httpRequest } from 'node:http'
 import { once } from 'node:events'
 import type { AddressInfo } from 'node:net'
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -75,6 +76,36 @@ export async function spawnServer (databaseUrl: string, port: number, env: Recor
     async kill () {
       child.kill('SIGKILL')
       await exited
+    },
+  }
+}
+
+/**
+ * A plain HTTP proxy in front of `target` that records every request passing through it (method
+ * and path, in arrival order): counts what a relay asks of its upstream, as the upstream sees it.
+ * Streams (SSE) pass through as they come.
+ */
+export async function countingProxy (target: string) {
+  const to = new URL(target)
+  const seen: { method: string; path: string; at: number }[] = []
+  const server = createServer((req, res) => {
+    seen.push({ method: req.method!, path: req.url!.split('?')[0]!, at: Date.now() })
+    const up = httpRequest({ host: to.hostname, port: to.port, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+      res.writeHead(answer.statusCode!, answer.headers)
+      answer.pipe(res)
+    })
+    up.on('error', () => res.destroy())
+    res.on('close', () => up.destroy())
+    req.pipe(up)
+  })
+  server.listen(0, '127.0.0.1')
+  await once(server, 'listening')
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen,
+    async close () {
+      server.closeAllConnections()
+      await new Promise((resolve) => server.close(resolve))
     },
   }
 }

@@ -3,12 +3,12 @@
  * (TOKENS, unknown ones checked once upstream, refusals as Unleash answers them, a token deleted
  * upstream refused at once, frontend tokens served from a covering client token or 511), ETags
  * and 304s, delta, streaming, no admin API, /edge/validate answered by asking the upstream, a
- * chain of two relays, and its Prometheus metrics.
+ * chain of two relays, its Prometheus metrics, and browser SDKs' usage sent upstream in batches.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ADMIN_SECRET, createFeature, expectProblem, uniqueName, useTestApp } from '../../helpers/app.js'
 import { listen } from '../../helpers/people.js'
-import { eventually, startRelay, type TestRelay } from '../../helpers/relay.js'
+import { countingProxy, eventually, startRelay, type TestRelay } from '../../helpers/relay.js'
 import { requests } from '../../helpers/requests.js'
 import { openSse } from '../../helpers/sse.js'
 
@@ -292,5 +292,54 @@ describe('a chain: a relay behind a relay', () => {
     const fresh = await clientToken('development')
     expect((await call(second.url, 'GET', '/api/client/features', fresh)).status).toBe(200)
     expect((await call(second.url, 'GET', '/ready')).body.upstream).toMatchObject({ url: relay.url, state: 'connected', streaming: true })
+  })
+})
+
+describe('usage sent upstream in batches', () => {
+  it('20 browser SDKs reporting (registration and metrics) cost at most 10 upstream requests, and their counts are stored upstream', async () => {
+    // Every request the relay makes passes through a proxy that counts them, as the upstream sees them.
+    const proxy = await countingProxy(upstream)
+    const quiet = await startRelay(proxy.url, { TOKENS: `${client},${frontend}`, REFRESH_INTERVAL: '60', USAGE_FLUSH_MS: '500' })
+    relays.push(quiet)
+    try {
+      const [a, b] = [await createFeature(t.app), await createFeature(t.app)]
+      await on(a)
+      await untilRelayHas(client, (f) => f.some((x) => x.name === a && x.enabled), quiet.url)
+      const appName = uniqueName('browser-app')
+      const from = proxy.seen.length
+      // 20 browsers, one every 100 ms (two seconds, four flushes), each announcing itself and
+      // reporting its counts in the bodies unleash-proxy-client sends: 40 reports.
+      for (let i = 0; i < 20; i++) {
+        const now = new Date().toISOString()
+        const register = await call(quiet.url, 'POST', '/api/frontend/client/register', frontend, { appName, instanceId: `browser-${i}`, sdkVersion: 'unleash-client-js:3.7.8', environment: 'default', interval: 30_000, started: now, strategies: [] })
+        expect(register.status, register.text).toBe(200)
+        const metrics = await call(quiet.url, 'POST', '/api/frontend/client/metrics', frontend, { appName, instanceId: 'browser', bucket: { start: now, stop: now, toggles: { [a]: { yes: 2, no: 1, variants: { disabled: 3 } }, [b]: { yes: 0, no: 1 } } }, impactMetrics: [] })
+        expect(metrics.status, metrics.text).toBe(200)
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+      await quiet.app.forwarder.flush()
+      const requests = proxy.seen.slice(from)
+      expect(requests.length).toBeGreaterThan(0)
+      expect(requests.length).toBeLessThanOrEqual(10)
+      expect(requests.every((r) => r.method === 'POST' && r.path === '/api/client/metrics/bulk'), JSON.stringify(requests)).toBe(true)
+      expect(quiet.app.forwarder.stats.dropped).toEqual({ full: 0, refused: 0, unserved: 0 })
+      expect(quiet.app.forwarder.pending).toBe(0)
+      // What arrived upstream: every count, summed, in the token's environment.
+      await t.app.usage.flush()
+      const counts = await t.database.db
+        .selectFrom('usage_counts as c')
+        .innerJoin('usage_applications as u', 'u.id', 'c.application_id')
+        .select(['c.feature_name', 'c.yes', 'c.no', 'c.variants', 'u.environment'])
+        .where('u.app_name', '=', appName)
+        .orderBy('c.feature_name')
+        .execute()
+      const expected = [
+        { feature_name: a, yes: '40', no: '20', variants: { disabled: 60 }, environment: 'development' },
+        { feature_name: b, yes: '0', no: '20', variants: {}, environment: 'development' },
+      ].sort((x, y) => x.feature_name.localeCompare(y.feature_name))
+      expect(counts).toEqual(expected)
+    } finally {
+      await proxy.close()
+    }
   })
 })
