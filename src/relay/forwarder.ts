@@ -1,5 +1,5 @@
 import type { Static } from '@sinclair/typebox'
-import type { TokenScope } from '../access/scope.js'
+import { ALL, type TokenScope } from '../access/scope.js'
 import { every, type Worker } from '../background/worker.js'
 import { ApiError } from '../errors.js'
 import type { BulkMetric, BulkMetrics, BulkRegistration, ClientMetrics, ClientRegistration } from '../usage/usage.schemas.js'
@@ -30,6 +30,8 @@ export interface ForwarderOptions {
   maxPending: number
   /** The secret a token's usage is sent upstream with: its own (client), its covering client token's (frontend). */
   secretFor: (token: TokenScope) => string | undefined
+  /** The project of a flag the relay holds for this token (undefined: not held). */
+  projectOf: (token: TokenScope, featureName: string) => string | undefined
   log: { warn(obj: object, msg: string): void }
 }
 
@@ -123,9 +125,21 @@ export class UsageForwarder implements UsageSink, Worker {
     })
   }
 
+  /**
+   * Whether a report of this token about this flag counts: as on the server, only flags of the
+   * token's projects. A frontend token's usage goes upstream with its covering client token,
+   * whose projects may be more, so the relay leaves those flags out itself.
+   */
+  #counts (token: TokenScope, featureName: string): boolean {
+    if (token.type !== 'frontend' || token.projects.includes(ALL)) return true
+    const project = this.options.projectOf(token, featureName)
+    return project === undefined || token.projects.includes(project)
+  }
+
   async count (token: TokenScope, body: Static<typeof ClientMetrics>): Promise<void> {
     const pending = this.#for(token)
     for (const [featureName, c] of Object.entries(body.bucket.toggles)) {
+      if (!this.#counts(token, featureName)) continue
       this.#metric(pending, { featureName, appName: body.appName, environment: token.environments[0]!, timestamp: body.bucket.stop, yes: c.yes, no: c.no, ...(c.variants !== undefined && { variants: c.variants }) })
     }
   }

@@ -75,6 +75,7 @@ export async function buildRelayApp (config: Config, relayConfig: RelayConfig, l
     flushMs: config.usageFlushMs,
     maxPending: config.usageMaxPending,
     secretFor: (token) => relay.tokens.upstreamSecret(token),
+    projectOf: (token, featureName) => relay.tokens.covering(token)?.projectOf(featureName),
     log: app.log,
   })
   app.decorate('forwarder', forwarder)

@@ -112,6 +112,11 @@ export class ScopeState {
     return new Promise((resolve) => this.#readyWaiters.push(resolve))
   }
 
+  /** The project of a flag this scope holds (undefined: not held). */
+  projectOf (featureName: string): string | undefined {
+    return this.#features.get(featureName)?.value.project
+  }
+
   /** Whether a token of this environment and these projects may be served from this scope. */
   covers (token: TokenScope): boolean {
     if (token.environments[0] !== this.environment) return false

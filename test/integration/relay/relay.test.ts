@@ -303,8 +303,13 @@ describe('usage sent upstream in batches', () => {
     relays.push(quiet)
     try {
       const [a, b] = [await createFeature(t.app), await createFeature(t.app)]
+      // A flag of another project: the client token covers it, the frontend token does not, so
+      // browsers' counts of it are left out (as the server leaves them out).
+      expect((await admin.post('/api/admin/projects', { id: 'relay-usage-other', name: 'Other' })).statusCode).toBe(201)
+      expect((await admin.post('/api/admin/projects/relay-usage-other/environments', { environment: 'development' })).statusCode).toBeLessThan(300)
+      const c = await createFeature(t.app, 'relay-usage-other')
       await on(a)
-      await untilRelayHas(client, (f) => f.some((x) => x.name === a && x.enabled), quiet.url)
+      await untilRelayHas(client, (f) => f.some((x) => x.name === a && x.enabled) && f.some((x) => x.name === c), quiet.url)
       const appName = uniqueName('browser-app')
       const from = proxy.seen.length
       // 20 browsers, one every 100 ms (two seconds, four flushes), each announcing itself and
@@ -313,7 +318,7 @@ describe('usage sent upstream in batches', () => {
         const now = new Date().toISOString()
         const register = await call(quiet.url, 'POST', '/api/frontend/client/register', frontend, { appName, instanceId: `browser-${i}`, sdkVersion: 'unleash-client-js:3.7.8', environment: 'default', interval: 30_000, started: now, strategies: [] })
         expect(register.status, register.text).toBe(200)
-        const metrics = await call(quiet.url, 'POST', '/api/frontend/client/metrics', frontend, { appName, instanceId: 'browser', bucket: { start: now, stop: now, toggles: { [a]: { yes: 2, no: 1, variants: { disabled: 3 } }, [b]: { yes: 0, no: 1 } } }, impactMetrics: [] })
+        const metrics = await call(quiet.url, 'POST', '/api/frontend/client/metrics', frontend, { appName, instanceId: 'browser', bucket: { start: now, stop: now, toggles: { [a]: { yes: 2, no: 1, variants: { disabled: 3 } }, [b]: { yes: 0, no: 1 }, [c]: { yes: 5, no: 5 } } }, impactMetrics: [] })
         expect(metrics.status, metrics.text).toBe(200)
         await new Promise((resolve) => setTimeout(resolve, 100))
       }
