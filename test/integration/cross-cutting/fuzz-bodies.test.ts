@@ -126,9 +126,14 @@ describe('every JSON route, fuzzed with extreme bodies', () => {
           const where = `${method} ${path} as ${who}, ${r.kind}, ${typeof size === 'number' ? body.length : size} → ${res.status} ${res.body.slice(0, 200)}`
           seen.add(`${method} ${path}`)
           expect(res.status, where).toBeLessThan(500)
-          // A chunked body over the limit is refused as it comes and the connection closed while
-          // the client still sends: its kernel may then drop the answer (status 0, a reset).
-          if (size === 'declared' || size === 'over') expect([...(size === 'over' ? [0] : []), ...(kind.deep ? [400] : []), 401, 403, 413], where).toContain(res.status)
+          // A body over the limit (chunked, or a kind a few bytes larger than the size asked) is
+          // refused as it comes and the connection closed while the client still sends: its
+          // kernel may then drop the answer (status 0, a reset). Nothing else may end that way.
+          if (res.status === 0) {
+            expect(size === 'over' || body.length > limit, where).toBe(true)
+            return
+          }
+          if (size === 'declared' || size === 'over') expect([...(kind.deep ? [400] : []), 401, 403, 413], where).toContain(res.status)
           if (kind.deep && size !== 'declared' && path !== '/logout') expect(res.status, where).toBeGreaterThanOrEqual(400)
           if (kind.deep && res.status === 400) expect(res.body, where).toMatch(/nested more than 32 levels deep/)
         }),
