@@ -21,11 +21,6 @@ export interface AppliedView {
   trx: Transaction<DB>
 }
 
-/** Carries the work's result out of the transaction, which it rolls back. */
-class RolledBack<T> {
-  constructor (readonly result: T) {}
-}
-
 /**
  * Runs `read` in a transaction where the request's changes are applied, then rolls it all back
  * and returns what `read` returned. 404 when there is no such request or it is in a project
@@ -34,21 +29,19 @@ class RolledBack<T> {
  * a change changes has moved since it was added or a write refuses (nothing is kept either way).
  */
 export async function withRequestApplied<T> (db: Database, rules: ChangeRules, token: TokenScope, id: number, author: Author, read: (view: AppliedView) => Promise<T>): Promise<T> {
+  // A transaction this function ends itself: always rolled back, whatever happens in it.
+  const trx = await db.startTransaction().execute()
   try {
-    await db.transaction().execute(async (trx) => {
-      const request = await findRequest(trx, id)
-      if (!request || !coversProject(token, request.project)) throw notFound(`Change request ${id} does not exist`)
-      if (!coversEnvironment(token, request.environment)) throw permissionDenied(`API token ${token.name} has no access to environment ${request.environment}`)
-      if (!(OPEN_STATES as readonly string[]).includes(request.state)) {
-        throw new ApiError('ChangeRequestStateError', `Change request ${id} is ${request.state}: only an open request (Draft, In review, Approved, Scheduled) is previewed`)
-      }
-      // The events the writes announce are dropped: the transaction is rolled back whatever happens.
-      await applyChanges({ trx, record: () => {} }, request, await changesOf(trx, [id]), author, rules)
-      throw new RolledBack(await read({ request, trx }))
-    })
-  } catch (outcome) {
-    if (outcome instanceof RolledBack) return outcome.result as T
-    throw outcome
+    const request = await findRequest(trx, id)
+    if (!request || !coversProject(token, request.project)) throw notFound(`Change request ${id} does not exist`)
+    if (!coversEnvironment(token, request.environment)) throw permissionDenied(`API token ${token.name} has no access to environment ${request.environment}`)
+    if (!(OPEN_STATES as readonly string[]).includes(request.state)) {
+      throw new ApiError('ChangeRequestStateError', `Change request ${id} is ${request.state}: only an open request (Draft, In review, Approved, Scheduled) is previewed`)
+    }
+    // The events the writes announce are dropped, as everything else the writes do.
+    await applyChanges({ trx, record: () => {} }, request, await changesOf(trx, [id]), author, rules)
+    return await read({ request, trx })
+  } finally {
+    await trx.rollback().execute()
   }
-  throw new Error('a preview transaction ended without its result')
 }
