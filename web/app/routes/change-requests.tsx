@@ -5,7 +5,7 @@ import { PageHeading, useTitle } from '../../components/page'
 import { ChangeRequestList, ChangeRequestSettings } from '../../features/change-requests/change-request-list'
 import { useChangeRequest } from '../../features/change-requests/api'
 import { ChangeRequestReview } from '../../features/change-requests/change-request-review'
-import { STATE_LABELS } from '../../features/change-requests/words'
+import { isOpen, STATE_LABELS } from '../../features/change-requests/words'
 import { Playground } from '../../features/playground/playground'
 import { QueryStatus } from '../../components/feedback'
 
@@ -43,7 +43,7 @@ export function ChangeRequestPreviewScreen ({ project, id }: { project: string; 
 
 function Preview ({ project, id }: { project: string; id: number }) {
   const request = useChangeRequest(project, id)
-  const open = request.data && ['Draft', 'In review', 'Approved', 'Scheduled'].includes(request.data.state)
+  const open = request.data && isOpen(request.data.state)
   return (
     <>
       <p className='crumbs'>

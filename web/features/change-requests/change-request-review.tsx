@@ -11,7 +11,7 @@ import { PageHeading } from '../../components/page'
 import { useAnnounce, useSayAndClose } from '../../lib/announce'
 import { useSession } from '../../lib/session'
 import { useChangeRequest, useChangeState, useComment, useDeleteDraft, useDiscardChange, useSetTitle } from './api'
-import { beforeAndAfter, describeChange, fromLocalInput, localTime, nextSteps, scheduleWords, STATE_LABELS, toLocalInput, viewerZone } from './words'
+import { beforeAndAfter, describeChange, fromLocalInput, isOpen, localTime, nextSteps, scheduleWords, STATE_LABELS, toLocalInput, viewerZone } from './words'
 
 type Change = ChangeRequest['features'][number]['changes'][number]
 
@@ -36,7 +36,7 @@ function Review ({ request, onDeleted }: { request: ChangeRequest; onDeleted: ()
   const remove = useDeleteDraft(project, id, { onSuccess: () => { announce(`Change request #${id} deleted`); onDeleted() } })
   const conflicts = request.features.flatMap((f) => f.changes.filter((c) => c.conflict).map((c) => ({ where: f.name, what: c.conflict! })))
     .concat(request.segments.filter((s) => s.conflict).map((s) => ({ where: `segment ${s.name}`, what: s.conflict! })))
-  const open = ['Draft', 'In review', 'Approved', 'Scheduled'].includes(request.state)
+  const open = isOpen(request.state)
   const actions = (
     <>
       {steps.send && <button type='button' onClick={() => state.mutate({ state: 'In review' })}>Send to review</button>}

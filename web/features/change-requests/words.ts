@@ -1,5 +1,6 @@
 // Change requests in words: what a change does, what a person may do next with a request, its
 // schedule in the viewer's time zone (stored in UTC), and each change as before and after.
+import { EDITABLE_STATES, OPEN_STATES } from '../../../src/vocabulary/change-requests'
 import type { ChangeAction, ChangeRequest, ChangeRequestState, FeatureDetails, Segment } from '../../api/types'
 
 type Change = ChangeRequest['features'][number]['changes'][number]
@@ -34,8 +35,9 @@ export const STATE_LABELS: Record<ChangeRequestState, string> = {
   Rejected: 'Rejected',
 }
 
-const OPEN: ChangeRequestState[] = ['Draft', 'In review', 'Approved', 'Scheduled']
-const EDITABLE: ChangeRequestState[] = ['Draft', 'In review', 'Approved']
+/** Whether the request is still open (Draft, In review, Approved, Scheduled): it may be cancelled, and previewed. */
+export const isOpen = (state: ChangeRequestState) => (OPEN_STATES as readonly ChangeRequestState[]).includes(state)
+const isEditable = (state: ChangeRequestState) => (EDITABLE_STATES as readonly ChangeRequestState[]).includes(state)
 
 /** What the person (`me`, whether they may change flags and are an Admin) may do with the request now. */
 export function nextSteps (request: Pick<ChangeRequest, 'state' | 'createdBy' | 'approvals' | 'features' | 'segments'>, me: { id: number; canChange: boolean; admin: boolean }) {
@@ -45,13 +47,13 @@ export function nextSteps (request: Pick<ChangeRequest, 'state' | 'createdBy' | 
   const { state } = request
   const may = me.canChange
   return {
-    edit: may && author && EDITABLE.includes(state),
+    edit: may && author && isEditable(state),
     send: may && author && state === 'Draft' && changes > 0,
     approve: may && !author && !approved && state === 'In review' && changes > 0,
     reject: may && !author && ['In review', 'Approved', 'Scheduled'].includes(state),
     apply: may && (state === 'Approved' || state === 'Scheduled'),
     schedule: may && (state === 'Approved' || state === 'Scheduled'),
-    cancel: (author || me.admin) && may && OPEN.includes(state),
+    cancel: (author || me.admin) && may && isOpen(state),
     remove: may && author && state === 'Draft',
   }
 }
