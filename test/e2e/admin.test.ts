@@ -6,7 +6,8 @@
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { auth, createFeature, json, uniqueName } from '../helpers/app.js'
-import { eventually, startReceiver } from '../helpers/receiver.js'
+import { eventually } from '../helpers/eventually.js'
+import { startReceiver } from '../helpers/receiver.js'
 import { expectAccessible, expectClean, launch, openPage, PHONE, type Server, startServer } from './browser.js'
 
 let server: Server

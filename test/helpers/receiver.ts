@@ -101,14 +101,3 @@ export function receiversForThisFile () {
     return r
   }
 }
-
-/** Until `check` returns something other than undefined, or throws after `ms`. */
-export async function eventually<T> (check: () => Promise<T | undefined>, ms = 10_000): Promise<T> {
-  const deadline = performance.now() + ms
-  for (;;) {
-    const value = await check()
-    if (value !== undefined) return value
-    if (performance.now() > deadline) throw new Error('condition not met in time')
-    await sleep(20)
-  }
-}

@@ -51,17 +51,6 @@ export async function untilRelayReady (url: string, timeoutMs = 15_000) {
   }
 }
 
-/** Until `check` holds (polled every 20 ms), or fails naming `what`. */
-export async function eventually<T> (check: () => Promise<T | undefined | false>, what: string, timeoutMs = 10_000): Promise<T> {
-  const until = Date.now() + timeoutMs
-  for (;;) {
-    const value = await check()
-    if (value !== undefined && value !== false) return value
-    if (Date.now() > until) throw new Error(`${what}: not within ${timeoutMs} ms`)
-    await sleep(20)
-  }
-}
-
 /** The server (src/server.ts) as a child process on `databaseUrl`, listening on `port`: killed with SIGKILL by `kill`. */
 export async function spawnServer (databaseUrl: string, port: number, env: Record<string, string> = {}) {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/server.ts'], {

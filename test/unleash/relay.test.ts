@@ -10,7 +10,8 @@ import { once } from 'node:events'
 import { InMemStorageProvider, Unleash } from 'unleash-client'
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest'
 import { createDatabase, dropDatabase } from '../helpers/database.js'
-import { eventually, startRelay, type TestRelay } from '../helpers/relay.js'
+import { eventually } from '../helpers/eventually.js'
+import { startRelay, type TestRelay } from '../helpers/relay.js'
 import { type RunningUnleash, startUnleash } from '../helpers/unleash.js'
 
 const serverUrl = inject('postgresUrl')

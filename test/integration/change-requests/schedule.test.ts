@@ -12,7 +12,8 @@ import { createDatabase, type DatabaseHandle } from '../../../src/db/database.js
 import { auth, testConfig, uniqueName } from '../../helpers/app.js'
 import { cloneTemplate, dropDatabase } from '../../helpers/database.js'
 import { PASSWORD } from '../../helpers/people.js'
-import { eventually, receiversForThisFile } from '../../helpers/receiver.js'
+import { eventually } from '../../helpers/eventually.js'
+import { receiversForThisFile } from '../../helpers/receiver.js'
 
 const serverUrl = inject('postgresUrl')
 const receiver = receiversForThisFile()
@@ -105,7 +106,7 @@ describe('scheduled change requests', () => {
     const applied = await eventually(async () => {
       const read = (await send(a.app, 'GET', request.url)).body
       return read.state === 'Applied' ? read : undefined
-    }, 10_000)
+    }, 'the scheduled request is applied', 10_000)
     const late = Date.parse(applied.stateTimestamps.Applied) - Date.parse(scheduledAt)
     expect(late).toBeGreaterThanOrEqual(0)
     expect(late).toBeLessThan(2000)
@@ -125,7 +126,7 @@ describe('scheduled change requests', () => {
       expect((await send(app, 'PUT', `${r.url}/state`, { state: 'Scheduled', scheduledAt: new Date(at).toISOString() }, r.bob.headers)).status).toBe(200)
     }
     for (const r of requests) {
-      await eventually(async () => ((await send(a.app, 'GET', r.url)).body.state === 'Applied' ? true : undefined), 10_000)
+      await eventually(async () => ((await send(a.app, 'GET', r.url)).body.state === 'Applied' ? true : undefined), 'the scheduled request is applied', 10_000)
     }
     await sleep(1500)
     for (const r of requests) {
@@ -162,7 +163,7 @@ describe('scheduled change requests', () => {
     const schedules = await eventually(async () => {
       const reads = await Promise.all([archived, refused, orphan].map(async (x) => (await send(a.app, 'GET', x.url)).body))
       return reads.every((x) => x.schedule?.status !== 'pending') ? reads : undefined
-    }, 10_000)
+    }, 'every schedule leaves pending', 10_000)
     expect(schedules.map((x) => [x.state, x.schedule.status])).toEqual([['Scheduled', 'suspended'], ['Scheduled', 'failed'], ['Scheduled', 'suspended']])
     expect(schedules[0].schedule.reason).toMatch(/Feature has been archived/)
     expect(schedules[1].schedule).toMatchObject({ reason: expect.stringMatching(/names no segment/), failureReason: expect.stringMatching(/names no segment/) })
@@ -195,7 +196,7 @@ describe('a restart', () => {
     const applied = await eventually(async () => {
       const read = (await send(second.app, 'GET', request.url)).body
       return read.state === 'Applied' ? read : undefined
-    }, 10_000)
+    }, 'the scheduled request is applied by the second instance', 10_000)
     expect(Date.parse(applied.stateTimestamps.Applied) - started).toBeLessThan(2000)
     const types = (await eventsOf(second.app, request.project)).map((e) => e.type)
     expect(types.filter((x) => x === 'change-request-applied')).toHaveLength(1)

@@ -11,7 +11,8 @@ import { ADMIN_SECRET } from '../../helpers/app.js'
 import { type BuiltServer, buildServer, memoryOf, personalAccessToken, probeHealth, startBuiltServer } from '../../helpers/built-server.js'
 import { cloneTemplate, dropDatabase } from '../../helpers/database.js'
 import { rawExchange, rawUpload } from '../../helpers/raw-http.js'
-import { eventually, type Receiver, startReceiver } from '../../helpers/receiver.js'
+import { eventually } from '../../helpers/eventually.js'
+import { type Receiver, startReceiver } from '../../helpers/receiver.js'
 
 const OUTDIR = 'dist/stalls'
 const MiB = 1024 * 1024
@@ -167,11 +168,11 @@ describe('a webhook template', () => {
     const [dead] = await eventually(async () => {
       const list = await deliveries(costly.body.id)
       return list[0]?.state === 'dead' ? list : undefined
-    }, 20_000)
+    }, 'the costly webhook\'s delivery is dead', 20_000)
     const [delivered] = await eventually(async () => {
       const list = await deliveries(plain.body.id)
       return list[0]?.state === 'delivered' ? list : undefined
-    }, 20_000)
+    }, 'the plain webhook\'s delivery is delivered', 20_000)
     const health = await probes.stop()
 
     expect(dead.attempts).toEqual([expect.objectContaining({ attempt: 1, status: null, error: 'the body template failed: rendering takes more than 100000 steps (sections repeated inside sections over long lists)' })])

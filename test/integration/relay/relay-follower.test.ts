@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { Follower, type UpstreamModes } from '../../../src/relay/follower.js'
 import { ScopeState } from '../../../src/relay/scope.js'
 import { Upstream } from '../../../src/relay/upstream.js'
-import { eventually } from '../../helpers/relay.js'
+import { eventually } from '../../helpers/eventually.js'
 
 const closers: (() => Promise<void>)[] = []
 afterEach(async () => {

@@ -12,7 +12,8 @@ import { InMemStorageProvider, Unleash } from 'unleash-client'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createFeature, uniqueName, useTestApp } from '../../helpers/app.js'
 import { freePort } from '../../helpers/postgres.js'
-import { eventually, spawnServer, startRelay, type TestRelay } from '../../helpers/relay.js'
+import { eventually } from '../../helpers/eventually.js'
+import { spawnServer, startRelay, type TestRelay } from '../../helpers/relay.js'
 import { requests } from '../../helpers/requests.js'
 
 const t = useTestApp()

@@ -17,7 +17,8 @@ import { auth, createFeature, uniqueName, useTestApp } from '../../helpers/app.j
 import { runCases, specFiles, startSdk, withSpecState, writeState } from '../../helpers/client-spec.js'
 import { type FlagSet, flagSet, requestContexts } from '../../helpers/frontend-arbitraries.js'
 import { listen } from '../../helpers/people.js'
-import { eventually, startRelay, type TestRelay } from '../../helpers/relay.js'
+import { eventually } from '../../helpers/eventually.js'
+import { startRelay, type TestRelay } from '../../helpers/relay.js'
 import { requests } from '../../helpers/requests.js'
 
 const SEED = Number(process.env.RELAY_DIFF_SEED ?? 42_2026)

@@ -8,7 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ADMIN_SECRET, createFeature, expectProblem, uniqueName, useTestApp } from '../../helpers/app.js'
 import { listen } from '../../helpers/people.js'
-import { countingProxy, eventually, startRelay, type TestRelay } from '../../helpers/relay.js'
+import { eventually } from '../../helpers/eventually.js'
+import { countingProxy, startRelay, type TestRelay } from '../../helpers/relay.js'
 import { requests } from '../../helpers/requests.js'
 import { openSse } from '../../helpers/sse.js'
 

@@ -9,7 +9,8 @@ import { ADMIN_SECRET } from '../../helpers/app.js'
 import { cloneTemplate, dropDatabase } from '../../helpers/database.js'
 import { freePort } from '../../helpers/postgres.js'
 import { untilReady } from '../../helpers/server.js'
-import { eventually, type Receiver, startReceiver } from '../../helpers/receiver.js'
+import { eventually } from '../../helpers/eventually.js'
+import { type Receiver, startReceiver } from '../../helpers/receiver.js'
 
 const LEASE_MS = 3000
 const OUTDIR = 'dist/webhooks-crash'

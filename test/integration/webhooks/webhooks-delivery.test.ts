@@ -9,7 +9,8 @@ import { describe, expect, it } from 'vitest'
 import { insertEvents } from '../../../src/events/events.store.js'
 import type { Resolve } from '../../../src/webhooks/ssrf.js'
 import { auth, expectProblem, json, uniqueName, useTestApp } from '../../helpers/app.js'
-import { eventually, type Receiver, receiversForThisFile } from '../../helpers/receiver.js'
+import { eventually } from '../../helpers/eventually.js'
+import { type Receiver, receiversForThisFile } from '../../helpers/receiver.js'
 import { requests } from '../../helpers/requests.js'
 
 /** Names under .test resolve through this resolver only: what each returns can change between calls. */
@@ -335,7 +336,7 @@ describe('a hanging receiver', () => {
       const list = await deliveriesOf(stuck.id)
       const attempts = list.flatMap((d) => d.attempts)
       return attempts.length > 0 ? attempts : undefined
-    }, 5000)
+    }, 'an attempt of the stuck delivery is recorded', 5000)
     expect(timedOut[0]).toMatchObject({ status: null, error: 'no answer within 1000 ms' })
     expect(timedOut[0].durationMs).toBeGreaterThanOrEqual(950)
     await t.app.inject({ method: 'DELETE', url: `/api/admin/addons/${stuck.id}`, headers: auth() })

@@ -8,7 +8,8 @@ import { type App, buildApp } from '../../../src/app.js'
 import { createDatabase, type DatabaseHandle } from '../../../src/db/database.js'
 import type { Resolve } from '../../../src/webhooks/ssrf.js'
 import { auth, buildTestApp, json, type TestApp, testConfig, uniqueName } from '../../helpers/app.js'
-import { eventually, type Receiver, startReceiver } from '../../helpers/receiver.js'
+import { eventually } from '../../helpers/eventually.js'
+import { type Receiver, startReceiver } from '../../helpers/receiver.js'
 
 const env = {
   WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8',
@@ -68,7 +69,7 @@ describe('two instances dispatching from one database', () => {
     const delivered = await eventually(async () => {
       const rows = await first.database.db.selectFrom('webhook_deliveries').select(['message_id', 'state', 'attempts']).where('webhook_id', '=', created.id).execute()
       return rows.length === 200 && rows.every((r) => r.state === 'delivered') ? rows : undefined
-    }, 30_000)
+    }, 'all 200 deliveries are delivered', 30_000)
     expect(delivered.every((r) => r.attempts === 1)).toBe(true)
     // A delivery sent twice would arrive about now.
     await sleep(300)

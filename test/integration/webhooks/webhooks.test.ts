@@ -4,7 +4,8 @@
  */
 import { describe, expect, it } from 'vitest'
 import { auth, buildLoggedApp, createToken, expectProblem, json, uniqueName, useTestApp } from '../../helpers/app.js'
-import { eventually, startReceiver } from '../../helpers/receiver.js'
+import { eventually } from '../../helpers/eventually.js'
+import { startReceiver } from '../../helpers/receiver.js'
 import { requests } from '../../helpers/requests.js'
 import { databaseFingerprint } from '../../helpers/state.js'
 
