@@ -2,7 +2,8 @@
  * Change requests as people meet them, in a real browser: an Admin guards production, an author
  * switches a flag on there (which proposes instead of writing), sends the request to review,
  * another person approves it, the author applies it, and only then is the flag on. Then what does
- * not go to plan: a reviewer rejects; an admin token edits the strategy a request changes, and
+ * not go to plan: a reviewer rejects; a comment and an approval land close together (the screen's
+ * last word is the approval); an admin token edits the strategy a request changes, and
  * Apply says why it cannot; scheduled requests that cannot apply at their time (the flag
  * archived, a segment deleted) are not applied, and the review screen says so. axe-core on every screen they pass; the API is the judge of
  * what is stored.
@@ -218,6 +219,42 @@ describe('when a change request does not go to plan', () => {
     await expect.poll(() => page.getByRole('row').filter({ hasText: `#${id}` }).innerText()).toMatch(/Rejected/)
     expectClean(author)
     await author.context.close()
+  })
+
+  it('a comment and an approval close together: the last word on the screen is the approval, not the comment', async () => {
+    await guardProduction()
+    const name = await createFeature(server.t.app)
+    const { author, id } = await switchOnProposed(name)
+    await author.context.close()
+
+    const reviewer = await reviewerOn(id, false)
+    const { page } = reviewer
+    // The flag read that the comment's write asks for again is slow: it is held until the
+    // approval's other reads are done, so both writes' reads finish together, on that read.
+    await page.waitForLoadState('networkidle')
+    let release = () => {}
+    const held = new Promise<void>((resolve) => { release = resolve })
+    await page.route(`**/api/admin/projects/default/features/${name}`, async (route) => {
+      if (route.request().method() === 'GET') await held
+      await route.continue()
+    })
+    await page.getByRole('textbox', { name: 'Comment' }).fill('Ship it.')
+    await page.getByRole('button', { name: 'Add comment' }).click()
+    await page.getByText('Ship it.').waitFor()
+    const approved = page.waitForResponse((r) => r.url().endsWith(`/change-requests/${id}/state`) && r.status() === 200)
+    await page.getByRole('button', { name: 'Approve' }).click()
+    await approved
+    await page.getByText('1 of 1 approval').waitFor()
+    release()
+    const status = page.getByRole('status').filter({ hasText: /Comment added|is Approved/ })
+    await expect.poll(() => status.textContent()).toBe(`Change request #${id} is Approved`)
+    // It stays the last word once every read is done.
+    await page.waitForLoadState('networkidle')
+    await page.waitForTimeout(200)
+    expect(await status.textContent()).toBe(`Change request #${id} is Approved`)
+    expect((await requestOf(id)).state).toBe('Approved')
+    expectClean(reviewer)
+    await reviewer.context.close()
   })
 
   it('an admin token edits the strategy a request changes: Apply says it conflicts, in words, and nothing is applied', async () => {

@@ -22,8 +22,24 @@ export function useWrite<V = void, D = unknown> (
   return useMutation({
     mutationFn: write,
     onSuccess: async (data, variables) => {
-      await Promise.all([...changes(variables, data), keys.events].map((queryKey) => client.invalidateQueries({ queryKey })))
-      await after.onSuccess?.(data, variables)
+      const reread = Promise.all([...changes(variables, data), keys.events].map((queryKey) => client.invalidateQueries({ queryKey })))
+      await inAnswerOrder(reread, () => after.onSuccess?.(data, variables))
     },
   })
+}
+
+let lastAfter: Promise<unknown> = Promise.resolve()
+
+/**
+ * Runs `then` once `reread` is done and every earlier-answered write's own `then` has run. Two
+ * writes close together (a comment, then Approve) share their reads again: a newer write's
+ * re-read takes over the older one's, so both finish together, and without this the older
+ * write's "Comment added" could be announced after, and instead of, "Change request #1 is
+ * Approved".
+ */
+function inAnswerOrder (reread: Promise<unknown>, then: () => unknown): Promise<unknown> {
+  const earlier = lastAfter
+  const mine = Promise.all([reread, earlier.catch(() => {})]).then(then)
+  lastAfter = mine.catch(() => {})
+  return mine
 }
