@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
-import { expect, inject } from 'vitest'
+import { expect, inject, onTestFailed } from 'vitest'
 import { auth, buildTestApp, json, type TestApp, uniqueName } from '../helpers/app.js'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -108,6 +108,15 @@ export async function openPage (browser: Browser, server: Server, options: { vie
       trouble.failed.push(`${r.request().method()} ${path} → ${r.status()}`)
     }
   })
+  // When the test fails (a wait that timed out says only what it waited for), what this page
+  // showed and met is printed beside the failure: its address, what it last announced and
+  // alerted, and its trouble so far. (A page opened outside a test, in beforeAll, has no test.)
+  const onFailure = async () => {
+    if (page.isClosed()) return
+    const said = await page.locator('[role=status], [role=alert]').allInnerTexts().catch(() => [])
+    console.error(`page at ${page.url()}: said ${JSON.stringify(said.filter((s) => s.trim() !== ''))}; trouble ${JSON.stringify(trouble)}`)
+  }
+  try { onTestFailed(onFailure) } catch {}
   return { page, context, trouble, allow: (status, path) => allowed.push({ status, path }) }
 }
 
