@@ -24,6 +24,7 @@ export const UI_PATHS = [
   '/webhooks',
   '/webhooks/*',
   '/users',
+  '/groups',
   '/single-sign-on',
   '/profile',
   '/reset-password',

@@ -12,7 +12,7 @@ import type { ListedContextField } from '../../src/context/context.schemas'
 import type { Event } from '../../src/events/events.schemas'
 import type { LifecycleStage as LifecycleStageSchema } from '../../src/lifecycle/lifecycle.schemas'
 import type { ExportResult, ImportValidation } from '../../src/import-export/import-export.schemas'
-import type { Group as GroupSchema } from '../../src/groups/groups.schemas'
+import type { Group as GroupSchema, NewGroup } from '../../src/groups/groups.schemas'
 import type { ListedSegment, SegmentUse as SegmentUseSchema } from '../../src/segments/segments.schemas'
 import type { OidcSettingsResponse, PasswordAuth as PasswordAuthSchema } from '../../src/sso/sso.schemas'
 import type { FeatureStrategy, StrategyDefinition as StrategyDefinitionSchema } from '../../src/strategies/strategies.schemas'
@@ -81,6 +81,8 @@ export type Validation = Answer<typeof ImportValidation>
 export type OidcSettings = Answer<typeof OidcSettingsResponse>
 export type PasswordAuth = Answer<typeof PasswordAuthSchema>
 export type Group = Answer<typeof GroupSchema>
+/** A group as created or replaced (POST and PUT /api/admin/groups), without what the API ignores. */
+export type GroupBody = Pick<Static<typeof NewGroup>, 'name' | 'description' | 'mappingsSSO' | 'rootRole' | 'users'>
 export type Export = Answer<typeof ExportResult>
 
 export type SearchResult = Answer<typeof SearchResultSchema>

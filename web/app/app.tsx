@@ -12,6 +12,7 @@ import { ChangeRequestPreviewScreen, ChangeRequestScreen, ChangeRequestsScreen }
 import { ContextScreen } from './routes/context'
 import { FlagScreen } from './routes/flag'
 import { FlagsScreen } from './routes/flags'
+import { GroupsScreen } from './routes/groups'
 import { HistoryScreen } from './routes/history'
 import { ImportExportScreen } from './routes/import-export'
 import { NotAllowedScreen, NotFoundScreen } from './routes/not-found'
@@ -74,6 +75,7 @@ function SignedIn () {
             <Route path='/webhooks'><Needs capability='admin'><WebhooksScreen /></Needs></Route>
             <Route path='/webhooks/:id'>{({ id }) => <Needs capability='admin'><WebhookScreen id={id} /></Needs>}</Route>
             <Route path='/users'><Needs capability='admin'><UsersScreen /></Needs></Route>
+            <Route path='/groups'><Needs capability='admin'><GroupsScreen /></Needs></Route>
             <Route path='/single-sign-on'><Needs capability='admin'><SingleSignOnScreen /></Needs></Route>
             <Route><NotFoundScreen /></Route>
           </Switch>

@@ -16,6 +16,7 @@ const NAV: NavItem[] = [
   { href: '/api-tokens', label: 'API tokens', needs: 'admin' },
   { href: '/webhooks', label: 'Webhooks', needs: 'admin' },
   { href: '/users', label: 'Users', needs: 'admin' },
+  { href: '/groups', label: 'Groups', needs: 'admin' },
   { href: '/single-sign-on', label: 'Single sign-on', needs: 'admin' },
 ]
 

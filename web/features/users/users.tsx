@@ -1,4 +1,5 @@
 import { ROLE_IDS, ROOT_ROLES, rootRoleById } from '../../../src/vocabulary/roles'
+import { useUsers } from '../../api/reads'
 import type { User } from '../../api/types'
 import { FormDialog } from '../../components/dialog'
 import { EditableTable } from '../../components/editable-table'
@@ -7,7 +8,7 @@ import { SelectField, TextField } from '../../components/form'
 import { useAnnounce, useSayAndClose } from '../../lib/announce'
 import { useFields } from '../../lib/fields'
 import { personName, ROLE_MEANINGS } from '../../lib/labels'
-import { useDeleteUser, useSaveUser, useUsers } from './api'
+import { useDeleteUser, useSaveUser } from './api'
 
 /** The root roles, least first: what a new user gets unless chosen otherwise comes first. */
 const ROLE_OPTIONS = [...ROOT_ROLES].reverse().map((role) => ({ value: String(ROLE_IDS[role]), label: `${role} — ${ROLE_MEANINGS[role]}` }))
