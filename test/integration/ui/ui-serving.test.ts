@@ -38,7 +38,7 @@ afterAll(async () => {
 })
 
 describe('the admin UI', () => {
-  it.each(['/', '/login', '/signed-out', '/single-sign-on', '/projects', '/projects/default', '/projects/default/features/f-1/history', '/segments', '/webhooks/7', '/profile'])(
+  it.each(['/', '/login', '/signed-out', '/single-sign-on', '/groups', '/projects', '/projects/default', '/projects/default/features/f-1/history', '/segments', '/webhooks/7', '/profile'])(
     'answers %s with the page, its Content-Security-Policy and no caching of the page', async (url) => {
       const res = await t.app.inject({ method: 'GET', url })
       expect(res.statusCode).toBe(200)
