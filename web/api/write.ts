@@ -29,6 +29,7 @@ export function useWrite<V = void, D = unknown> (
 }
 
 let lastAfter: Promise<unknown> = Promise.resolve()
+const EARLIER_WAIT_MS = 5_000
 
 /**
  * Runs `then` once `reread` is done and every earlier-answered write's own `then` has run. Two
@@ -38,8 +39,9 @@ let lastAfter: Promise<unknown> = Promise.resolve()
  * Approved".
  */
 function inAnswerOrder (reread: Promise<unknown>, then: () => unknown): Promise<unknown> {
-  const earlier = lastAfter
-  const mine = Promise.all([reread, earlier.catch(() => {})]).then(then)
+  // An earlier write whose reads hang does not hold this one's up for longer than a few seconds.
+  const earlier = Promise.race([lastAfter.catch(() => {}), new Promise((resolve) => setTimeout(resolve, EARLIER_WAIT_MS))])
+  const mine = Promise.all([reread, earlier]).then(then)
   lastAfter = mine.catch(() => {})
   return mine
 }
