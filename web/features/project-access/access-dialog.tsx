@@ -40,7 +40,7 @@ export function AccessDialog ({ project, onClose }: { project: string; onClose: 
   const roles = access.data?.roles ?? []
   const roleId = Number(role || roles[0]?.id)
   const offered = access.data ? candidates(kind, roleId, access.data, people.data, groups.data) : []
-  const holding = access.data ? (kind === 'user' ? access.data.users : access.data.groups) : []
+  const held = access.data ? (kind === 'user' ? access.data.users : access.data.groups).filter((h) => h.roles.includes(roleId)).length : 0
   const noun = kind === 'user' ? 'Person' : 'Group'
   const chosen = offered.find((c) => String(c.id) === who)
   const submit = () => {
@@ -59,7 +59,8 @@ export function AccessDialog ({ project, onClose }: { project: string; onClose: 
         <>
           <SelectField
             label='Role in this project' {...form.field('role')} value={String(roleId)} errors={errorsAt(give.error, '/roles')}
-            options={roles.map((r) => ({ value: String(r.id), label: `${r.name}: ${r.description}` }))}
+            options={roles.map((r) => ({ value: String(r.id), label: r.name }))}
+            hint={roles.find((r) => r.id === roleId)?.description}
           />
           {offered.length === 0
             ? <p>{kind === 'user' ? 'Everyone' : 'Every group'} already has the {roleWords(access.data, [roleId])} role in this project.</p>
@@ -67,7 +68,7 @@ export function AccessDialog ({ project, onClose }: { project: string; onClose: 
               <SelectField
                 label={noun} {...form.field('who')} required
                 options={[{ value: '', label: kind === 'user' ? 'Choose a person' : 'Choose a group' }, ...offered.map((c) => ({ value: String(c.id), label: c.label }))]}
-                hint={`${roleHolders(kind, holding.filter((h) => h.roles.includes(roleId)).length)} already ${roleWords(access.data, [roleId])} here and not listed.`}
+                hint={held > 0 ? `${roleHolders(kind, held)} already ${roleWords(access.data, [roleId])} here and not listed.` : undefined}
               />
               )}
         </>
