@@ -34,6 +34,8 @@ export const keys = {
   oidcSettings: ['oidc-settings'] as const,
   passwordAuth: ['password-auth'] as const,
   groups: ['groups'] as const,
+  /** Who has a role in a project (people and groups), and the project roles there are. */
+  projectAccess: (project: string) => ['project-access', project] as const,
   deliveries: (webhook: string) => ['deliveries', webhook] as const,
   /** A project's change requests: its settings, its list, one request, the caller's own; ['change-requests', project] covers them all. */
   changeRequests: (project: string) => ['change-requests', project] as const,

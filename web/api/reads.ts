@@ -1,9 +1,9 @@
 // The reads several features show (projects, environments, flags, strategy definitions,
-// segments, context fields, users); a feature's own reads live in its api.ts.
+// segments, context fields, users, groups); a feature's own reads live in its api.ts.
 import { type QueryClient, useQuery } from '@tanstack/react-query'
 import { get, seg } from './client'
 import { keys } from './keys'
-import type { ContextField, Environment, FeatureDetails, FeatureSummary, FeatureType, Project, Segment, StrategyDefinition, Tag, User } from './types'
+import type { ContextField, Environment, FeatureDetails, FeatureSummary, FeatureType, Group, Project, Segment, StrategyDefinition, Tag, User } from './types'
 
 export const useProjects = () =>
   useQuery({ queryKey: keys.projects, queryFn: async () => (await get<{ projects: Project[] }>('/api/admin/projects')).projects })
@@ -77,3 +77,7 @@ export function useStickinessOptions () {
 /** Every user (the Users screen lists them, a group's members are picked from them). */
 export const useUsers = () =>
   useQuery({ queryKey: keys.users, queryFn: async () => (await get<{ users: User[] }>('/api/admin/user-admin')).users })
+
+/** Every group (the Groups screen lists them, a project's access gives them a role). */
+export const useGroups = () =>
+  useQuery({ queryKey: keys.groups, queryFn: async () => (await get<{ groups: Group[] }>('/api/admin/groups')).groups })

@@ -17,7 +17,7 @@ import type { ListedSegment, SegmentUse as SegmentUseSchema } from '../../src/se
 import type { OidcSettingsResponse, PasswordAuth as PasswordAuthSchema } from '../../src/sso/sso.schemas'
 import type { FeatureStrategy, StrategyDefinition as StrategyDefinitionSchema } from '../../src/strategies/strategies.schemas'
 import type { Tag as TagSchema, TagType as TagTypeSchema } from '../../src/tags/tags.schemas'
-import type { CreatedPat as CreatedPatSchema, Me as MeSchema, Pat, TokenUser as TokenUserSchema, User as UserSchema } from '../../src/users/users.schemas'
+import type { CreatedPat as CreatedPatSchema, Me as MeSchema, Pat, ProjectAccess as ProjectAccessSchema, TokenUser as TokenUserSchema, User as UserSchema } from '../../src/users/users.schemas'
 import type { Payload as PayloadSchema, Variant as VariantSchema } from '../../src/variants/variants.schemas'
 import type { Addon, CreatedAddon as CreatedAddonSchema, Delivery as DeliverySchema, RotatedSecret as RotatedSecretSchema } from '../../src/webhooks/webhooks.schemas'
 import type { RawMetrics as RawMetricsSchema, UsageSummary as UsageSummarySchema } from '../../src/insight/metrics.schemas'
@@ -81,6 +81,8 @@ export type Validation = Answer<typeof ImportValidation>
 export type OidcSettings = Answer<typeof OidcSettingsResponse>
 export type PasswordAuth = Answer<typeof PasswordAuthSchema>
 export type Group = Answer<typeof GroupSchema>
+/** Who has a role in a project: the project roles, the people and the groups holding one there. */
+export type ProjectAccess = Answer<typeof ProjectAccessSchema>
 /** A group as created or replaced (POST and PUT /api/admin/groups), without what the API ignores. */
 export type GroupBody = Pick<Static<typeof NewGroup>, 'name' | 'description' | 'mappingsSSO' | 'rootRole' | 'users'>
 export type Export = Answer<typeof ExportResult>

@@ -19,6 +19,7 @@ import { NotAllowedScreen, NotFoundScreen } from './routes/not-found'
 import { PasswordLinkScreen } from './routes/password-link'
 import { PlaygroundScreen } from './routes/playground'
 import { ProfileScreen } from './routes/profile'
+import { ProjectAccessScreen } from './routes/project-access'
 import { ProjectsScreen } from './routes/projects'
 import { SegmentsScreen } from './routes/segments'
 import { SignedOutScreen, SignInScreen } from './routes/sign-in'
@@ -58,6 +59,7 @@ function SignedIn () {
             <Route path='/login'><Redirect to='/' replace /></Route>
             <Route path='/projects'><ProjectsScreen /></Route>
             <Route path='/projects/:project'>{({ project }) => <FlagsScreen project={project} />}</Route>
+            <Route path='/projects/:project/access'>{({ project }) => <Needs capability='admin'><ProjectAccessScreen project={project} /></Needs>}</Route>
             <Route path='/projects/:project/change-requests'>{({ project }) => <ChangeRequestsScreen project={project} />}</Route>
             <Route path='/projects/:project/change-requests/:id'>{({ project, id }) => <ChangeRequestScreen project={project} id={id} />}</Route>
             <Route path='/projects/:project/change-requests/:id/preview'>{({ project, id }) => <ChangeRequestPreviewScreen project={project} id={id} />}</Route>

@@ -19,3 +19,14 @@ const ALLOWED: Record<Role, Capability[]> = {
 }
 
 export const may = (role: Role, capability: Capability) => ALLOWED[role].includes(capability)
+
+/**
+ * Whether the person changes flags in `project` through a role there (Member, their own or a
+ * group's), whatever their root role: GET /api/admin/user lists what they may change by project.
+ */
+export const memberOf = (me: Pick<Me, 'permissions'>, project: string) =>
+  me.permissions.some((p) => p.permission === 'UPDATE_FEATURE_ENVIRONMENT' && p.project === project)
+
+/** What the person may do, in `project` when given: their root role's, and there what a project role adds. */
+export const mayIn = (me: Pick<Me, 'user' | 'permissions'>, capability: Capability, project?: string) =>
+  may(roleOf(me), capability) || (capability === 'change-flags' && project !== undefined && memberOf(me, project))

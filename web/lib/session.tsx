@@ -6,13 +6,14 @@ import { ApiProblem, get } from '../api/client'
 import { keys } from '../api/keys'
 import type { Me } from '../api/types'
 import { personName } from './labels'
-import { type Capability, may, type Role, roleOf } from './roles'
+import { type Capability, mayIn, type Role, roleOf } from './roles'
 
 export interface Session {
   me: Me
   role: Role
   name: string
-  can: (capability: Capability) => boolean
+  /** What the role may do; in `project` when given, with what a role in that project adds (a Member changes its flags). */
+  can: (capability: Capability, project?: string) => boolean
 }
 
 /** Another way to sign in than a password: a link the browser follows (single sign-on). */
@@ -71,6 +72,6 @@ export function useMe () {
 export function SessionProvider ({ me, children }: { me: Me; children: ReactNode }) {
   const role = roleOf(me)
   const name = personName(me.user)
-  const session: Session = { me, role, name, can: (c) => may(role, c) }
+  const session: Session = { me, role, name, can: (c, project) => mayIn(me, c, project) }
   return <SessionContext.Provider value={session}>{children}</SessionContext.Provider>
 }

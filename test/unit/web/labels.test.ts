@@ -5,7 +5,7 @@ import { ROLE_IDS, ROOT_ROLES } from '../../../src/vocabulary/roles'
 import { STAGES } from '../../../src/vocabulary/stages'
 import { FLAG_TYPE_OPTIONS, flagTypeLabel, LISTED_STAGE_OPTIONS, percent, personName, STAGE_LABELS, strategyLabel, tagLabel } from '../../../web/lib/labels'
 import { commaList, lines, updateAt } from '../../../web/lib/lists'
-import { may, roleOf } from '../../../web/lib/roles'
+import { may, mayIn, roleOf } from '../../../web/lib/roles'
 
 describe('labels', () => {
   it('offers every flag type the server accepts, in its order (sunset too)', () => {
@@ -71,5 +71,11 @@ describe('roles', () => {
     expect([may('Admin', 'admin'), may('Admin', 'change-flags')]).toEqual([true, true])
     expect([may('Editor', 'admin'), may('Editor', 'change-flags')]).toEqual([false, true])
     expect([may('Viewer', 'admin'), may('Viewer', 'change-flags')]).toEqual([false, false])
+  })
+
+  it('lets a Member of a project change its flags, and only there, whatever their root role', () => {
+    const member = { ...me(ROLE_IDS.Viewer), permissions: [{ permission: 'UPDATE_FEATURE_ENVIRONMENT', project: 'web', environment: '*' }] }
+    expect([mayIn(member, 'change-flags', 'web'), mayIn(member, 'change-flags', 'app'), mayIn(member, 'change-flags'), mayIn(member, 'admin', 'web')]).toEqual([true, false, false, false])
+    expect([mayIn(me(ROLE_IDS.Viewer), 'change-flags', 'web'), mayIn(me(ROLE_IDS.Editor), 'change-flags', 'web'), mayIn(me(ROLE_IDS.Editor), 'change-flags')]).toEqual([false, true, true])
   })
 })

@@ -15,7 +15,8 @@ export function FlagsScreen ({ project }: { project: string }) {
   const actions = (
     <>
       <Link href={`/projects/${seg(project)}/change-requests`}>Change requests</Link>
-      {session.can('change-flags') && <button type='button' onClick={() => setCreating(true)}>New flag</button>}
+      {session.can('admin') && <Link href={`/projects/${seg(project)}/access`}>Access</Link>}
+      {session.can('change-flags', project) && <button type='button' onClick={() => setCreating(true)}>New flag</button>}
     </>
   )
   return (

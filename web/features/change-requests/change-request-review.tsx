@@ -30,7 +30,7 @@ function Review ({ request, onDeleted }: { request: ChangeRequest; onDeleted: ()
   const session = useSession()
   const announce = useAnnounce()
   const { project, id } = request
-  const steps = nextSteps(request, { id: session.me.user.id, canChange: session.can('change-flags'), admin: session.can('admin') })
+  const steps = nextSteps(request, { id: session.me.user.id, canChange: session.can('change-flags', project), admin: session.can('admin') })
   const [scheduling, setScheduling] = useState(false)
   const state = useChangeState(project, id, { onSuccess: (r) => announce(`Change request #${id} is ${STATE_LABELS[r.state]}`) })
   const remove = useDeleteDraft(project, id, { onSuccess: () => { announce(`Change request #${id} deleted`); onDeleted() } })
@@ -80,7 +80,7 @@ function Review ({ request, onDeleted }: { request: ChangeRequest; onDeleted: ()
           </section>
         )}
       </section>
-      <Comments request={request} canComment={session.can('change-flags')} />
+      <Comments request={request} canComment={session.can('change-flags', request.project)} />
       {scheduling && <ScheduleDialog request={request} onClose={() => setScheduling(false)} />}
     </article>
   )

@@ -14,7 +14,7 @@ import { useAddDependency, useRemoveDependency } from './api'
 export function Dependencies ({ feature }: { feature: FeatureDetails }) {
   const session = useSession()
   const announce = useAnnounce()
-  const canChange = session.can('change-flags') && feature.lifecycle.stage !== 'archived'
+  const canChange = session.can('change-flags', feature.project) && feature.lifecycle.stage !== 'archived'
   const [adding, setAdding] = useState(false)
   const remove = useRemoveDependency(feature, { onSuccess: (_d, parent) => announce(`Dependency on ${parent} removed`) })
   const link = (name: string) => <Link href={`/projects/${seg(feature.project)}/features/${seg(name)}`}>{name}</Link>

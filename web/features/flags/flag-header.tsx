@@ -29,7 +29,7 @@ export function FlagHeader ({ feature }: { feature: FeatureDetails }) {
   const types = useFeatureTypes()
   const lifetime = types.data?.find((t) => t.id === feature.type)?.lifetimeDays ?? null
   const potentially = types.data !== undefined && isPotentiallyStale({ stale: feature.stale, createdAt: new Date(feature.createdAt), lifetimeDays: lifetime }, new Date())
-  const actions = session.can('change-flags') && (
+  const actions = session.can('change-flags', feature.project) && (
     archived
       ? <button type='button' onClick={() => revive.mutate()} aria-busy={revive.isPending || undefined}>Revive</button>
       : (

@@ -73,7 +73,7 @@ export function FlagList ({ project }: { project: string }) {
             <p role='status'>{total === unfiltered ? `${total} flags` : `Showing ${total} of ${unfiltered} flags`}</p>
             {filtered && <button type='button' className='secondary outline small' onClick={() => setFilters(NO_FILTERS)}>Clear filters</button>}
           </div>
-          {unfiltered === 0 && <p>No flags in this project yet.{session.can('change-flags') ? ' Create the first one with “New flag”.' : ''}</p>}
+          {unfiltered === 0 && <p>No flags in this project yet.{session.can('change-flags', project) ? ' Create the first one with “New flag”.' : ''}</p>}
           {unfiltered > 0 && total === 0 && <p>No flag matches these filters.</p>}
           <FlagRows project={project} flags={flags} total={total} more={() => { if (found.hasNextPage && !found.isFetchingNextPage) found.fetchNextPage() }} />
         </>

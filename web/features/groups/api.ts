@@ -1,11 +1,7 @@
-import { useQuery } from '@tanstack/react-query'
-import { ApiProblem, del, get, post, put } from '../../api/client'
+import { ApiProblem, del, post, put } from '../../api/client'
 import { keys } from '../../api/keys'
 import type { Group, GroupBody } from '../../api/types'
 import { type AfterWrite, useWrite } from '../../api/write'
-
-export const useGroups = () =>
-  useQuery({ queryKey: keys.groups, queryFn: async () => (await get<{ groups: Group[] }>('/api/admin/groups')).groups })
 
 /**
  * A name another group has is refused with a 409 that names no field; the only unique field of

@@ -1,8 +1,9 @@
 import { rootRoleById } from '../../../src/vocabulary/roles'
+import { useGroups } from '../../api/reads'
 import type { Group } from '../../api/types'
 import { EditableTable } from '../../components/editable-table'
 import { useAnnounce } from '../../lib/announce'
-import { useDeleteGroup, useGroups } from './api'
+import { useDeleteGroup } from './api'
 import { GroupDialog } from './group-dialog'
 
 const members = (g: Group) => (g.userCount === 1 ? '1 member' : `${g.userCount} members`)

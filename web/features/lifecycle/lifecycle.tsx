@@ -26,7 +26,7 @@ export function Lifecycle ({ feature }: { feature: FeatureDetails }) {
   const current = feature.lifecycle
   const uncomplete = useUncomplete(feature, { onSuccess: () => announce('Marked not completed') })
   const entered = new Map((stages.data ?? []).map((s) => [s.stage, s]))
-  const canChange = session.can('change-flags') && current.stage !== 'archived'
+  const canChange = session.can('change-flags', feature.project) && current.stage !== 'archived'
   // The lifecycle read says, on its completed stage, when each environment last evaluated the flag.
   const stillEvaluated = current.stage === 'completed' ? entered.get('completed')?.lastEvaluated ?? current.lastEvaluated ?? [] : []
   return (

@@ -12,7 +12,7 @@ const linkName = (link: FlagLink) => link.title || link.url
 /** The flag's links to elsewhere (an issue, a dashboard), in the order they were added. */
 export function Links ({ feature }: { feature: FeatureDetails }) {
   const session = useSession()
-  const canChange = session.can('change-flags') && feature.lifecycle.stage !== 'archived'
+  const canChange = session.can('change-flags', feature.project) && feature.lifecycle.stage !== 'archived'
   const announce = useAnnounce()
   const remove = useRemoveLink(feature, { onSuccess: (_d, link) => announce(`Link ${linkName(link)} removed`) })
   return (

@@ -21,7 +21,7 @@ export function EnvironmentPanel ({ feature, env }: { feature: FeatureDetails; e
   const definitions = useDefinitions()
   const segments = useSegments()
   const [editing, setEditing] = useState<Strategy | 'new' | null>(null)
-  const canChange = session.can('change-flags') && feature.lifecycle.stage !== 'archived'
+  const canChange = session.can('change-flags', feature.project) && feature.lifecycle.stage !== 'archived'
   const guarded = useGuarded(feature.project)(env.name)
   const place = { feature, environment: env.name, guarded }
   const proposed = `added to your change request in ${env.name}`

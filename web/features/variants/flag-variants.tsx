@@ -32,7 +32,7 @@ const isConflict = (error: unknown) => error instanceof ApiProblem && error.stat
 function EnvironmentVariants ({ feature, environment }: { feature: FeatureDetails; environment: string }) {
   const loaded = useVariants(feature, environment)
   const session = useSession()
-  const canChange = session.can('change-flags') && feature.lifecycle.stage !== 'archived'
+  const canChange = session.can('change-flags', feature.project) && feature.lifecycle.stage !== 'archived'
   const stickinessOptions = useStickinessOptions()
   const announce = useAnnounce()
   /** What the edits started from: the patch is computed against it, and If-Match carries its ETag. */
