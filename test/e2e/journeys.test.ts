@@ -508,7 +508,7 @@ describe('a flag, on desktop', () => {
     const opened = await openPage(browser, server, { as: { role: 'Admin' } })
     const { page } = opened
     const titles: Record<string, string> = {}
-    for (const path of [`/projects/default/features/${name}`, `/projects/default/features/${name}/variants`, `/projects/default/features/${name}/history`, '/projects', '/projects/default', '/history', '/segments', '/context', '/strategies', '/import-export', '/api-tokens', '/webhooks', '/users', '/groups', '/single-sign-on', '/playground', '/projects/default/change-requests', '/profile', '/no-such-screen/x']) {
+    for (const path of [`/projects/default/features/${name}`, `/projects/default/features/${name}/variants`, `/projects/default/features/${name}/history`, '/projects', '/projects/default', '/history', '/segments', '/context', '/strategies', '/import-export', '/api-tokens', '/webhooks', '/users', '/groups', '/single-sign-on', '/playground', '/projects/default/change-requests', '/projects/default/access', '/profile', '/no-such-screen/x']) {
       const res = await page.goto(`${server.origin}${path}`)
       if (path === '/no-such-screen/x') {
         expect(res?.status()).toBe(404)
