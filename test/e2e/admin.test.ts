@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { auth, createFeature, json, uniqueName } from '../helpers/app.js'
 import { eventually } from '../helpers/eventually.js'
 import { startReceiver } from '../helpers/receiver.js'
-import { expectAccessible, expectClean, launch, openPage, PHONE, type Server, startServer } from './browser.js'
+import { apiOf, expectAccessible, expectClean, launch, openPage, PHONE, type Server, startServer } from './browser.js'
 
 let server: Server
 let browser: Browser
@@ -28,10 +28,7 @@ afterAll(async () => {
   await receiver?.close()
 })
 
-const api = async (method: 'GET' | 'POST', url: string, payload?: unknown, secret?: string) => {
-  const res = await server.t.app.inject({ method, url, headers: auth(secret), ...(payload === undefined ? {} : { payload: payload as object }) })
-  return { status: res.statusCode, body: res.body === '' ? undefined : json(res) }
-}
+const api = apiOf(() => server)
 
 describe('segments', () => {
   it('creates a segment with a constraint, shows it as a sentence, and deletes it after a confirmation', async () => {

@@ -120,6 +120,17 @@ export async function openPage (browser: Browser, server: Server, options: { vie
   return { page, context, trouble, allow: (status, path) => allowed.push({ status, path }) }
 }
 
+/**
+ * The API called in process (no socket) as the admin token, or with `secret`: its status, and its
+ * body read as JSON (undefined when empty). How a browser test judges what is stored. `server` is
+ * asked for at each call (it is started in beforeAll).
+ */
+export const apiOf = (server: () => Server) =>
+  async (method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', url: string, payload?: unknown, secret?: string) => {
+    const res = await server().t.app.inject({ method, url, headers: auth(secret), ...(payload === undefined ? {} : { payload: payload as object }) })
+    return { status: res.statusCode, body: res.body === '' ? undefined : json(res) }
+  }
+
 /** No console error, no uncaught exception, no failed request, nothing sent elsewhere. */
 export function expectClean ({ trouble }: OpenPage) {
   // A refused answer is also logged by Chromium as a console error; those are in `failed`.

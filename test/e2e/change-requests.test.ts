@@ -10,8 +10,8 @@
  */
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { auth, createFeature, json } from '../helpers/app.js'
-import { expectAccessible, expectClean, launch, openPage, type Server, startServer } from './browser.js'
+import { createFeature } from '../helpers/app.js'
+import { apiOf, expectAccessible, expectClean, launch, openPage, type Server, startServer } from './browser.js'
 
 let server: Server
 let browser: Browser
@@ -26,10 +26,7 @@ afterAll(async () => {
   await server?.close()
 })
 
-const api = async (method: 'GET' | 'PUT' | 'POST' | 'DELETE', url: string, payload?: object) => {
-  const res = await server.t.app.inject({ method, url, headers: auth(), ...(payload === undefined ? {} : { payload }) })
-  return { status: res.statusCode, body: res.body === '' ? undefined : json(res) }
-}
+const api = apiOf(() => server)
 const productionOf = async (name: string) => (await api('GET', `/api/admin/projects/default/features/${name}`)).body.environments.find((e: any) => e.name === 'production')
 
 describe('four eyes on production', () => {

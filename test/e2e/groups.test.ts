@@ -6,8 +6,8 @@
  */
 import type { Browser, Locator, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { auth, json, uniqueName } from '../helpers/app.js'
-import { createPerson, expectAccessible, expectClean, launch, openPage, type Server, startServer } from './browser.js'
+import { uniqueName } from '../helpers/app.js'
+import { apiOf, createPerson, expectAccessible, expectClean, launch, openPage, type Server, startServer } from './browser.js'
 
 let server: Server
 let browser: Browser
@@ -22,10 +22,7 @@ afterAll(async () => {
   await server?.close()
 })
 
-const api = async (method: 'GET' | 'POST', url: string, payload?: object) => {
-  const res = await server.t.app.inject({ method, url, headers: auth(), ...(payload === undefined ? {} : { payload }) })
-  return { status: res.statusCode, body: json(res) }
-}
+const api = apiOf(() => server)
 
 const storedGroups = async () => (await api('GET', '/api/admin/groups')).body.groups as any[]
 

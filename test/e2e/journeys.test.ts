@@ -8,7 +8,7 @@ import { join } from 'node:path'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { auth, createFeature, json, uniqueName } from '../helpers/app.js'
-import { createPerson, DESKTOP, expectAccessible, expectClean, launch, openPage, PHONE, type Server, startServer } from './browser.js'
+import { apiOf, createPerson, DESKTOP, expectAccessible, expectClean, launch, openPage, PHONE, type Server, startServer } from './browser.js'
 
 let server: Server
 let browser: Browser
@@ -23,10 +23,7 @@ afterAll(async () => {
   await server?.close()
 })
 
-const api = async (method: 'GET' | 'POST' | 'PUT' | 'DELETE', url: string, payload?: unknown) => {
-  const res = await server.t.app.inject({ method, url, headers: auth(), ...(payload === undefined ? {} : { payload: payload as object }) })
-  return { status: res.statusCode, body: res.body === '' ? undefined : json(res) }
-}
+const api = apiOf(() => server)
 const feature = (name: string) => api('GET', `/api/admin/projects/default/features/${name}`)
 const flagUrl = (name: string) => `${server.origin}/projects/default/features/${name}`
 

@@ -5,8 +5,8 @@
  */
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { auth, json, uniqueName } from '../helpers/app.js'
-import { expectAccessible, expectClean, launch, type OpenPage, openPage, type Server, startServer } from './browser.js'
+import { uniqueName } from '../helpers/app.js'
+import { apiOf, expectAccessible, expectClean, launch, type OpenPage, openPage, type Server, startServer } from './browser.js'
 
 let server: Server
 let browser: Browser
@@ -21,10 +21,7 @@ afterAll(async () => {
   await server?.close()
 })
 
-const api = async (method: 'GET' | 'POST', url: string, payload?: object) => {
-  const res = await server.t.app.inject({ method, url, headers: auth(), ...(payload && { payload }) })
-  return { status: res.statusCode, body: res.body === '' ? undefined : json(res) }
-}
+const api = apiOf(() => server)
 
 /** Signs in through the sign-in screen the "Sign in" link leads to; true when the app opens. */
 async function signInWith (opened: OpenPage, username: string, password: string) {

@@ -6,8 +6,8 @@
  */
 import type { Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { auth, createFeature, json, uniqueName } from '../helpers/app.js'
-import { createPerson, expectAccessible, expectClean, launch, openPage, type Server, startServer } from './browser.js'
+import { createFeature, uniqueName } from '../helpers/app.js'
+import { apiOf, createPerson, expectAccessible, expectClean, launch, openPage, type Server, startServer } from './browser.js'
 
 let server: Server
 let browser: Browser
@@ -22,10 +22,7 @@ afterAll(async () => {
   await server?.close()
 })
 
-const api = async (method: 'GET' | 'POST' | 'DELETE', url: string, payload?: object) => {
-  const res = await server.t.app.inject({ method, url, headers: auth(), ...(payload === undefined ? {} : { payload }) })
-  return { status: res.statusCode, body: res.body === '' ? undefined : json(res) }
-}
+const api = apiOf(() => server)
 
 const userId = async (username: string) => (await api('GET', '/api/admin/user-admin')).body.users.find((u: any) => u.username === username).id as number
 
