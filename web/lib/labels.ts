@@ -54,6 +54,16 @@ export const ROLE_MEANINGS: Record<RootRoleName, string> = {
 export const personName = (p: { id: number; name?: string | null; username?: string | null; email?: string | null }) =>
   p.name || p.username || p.email || `user ${p.id}`
 
+/** A person as pickers name them: their name, and their email or username when it differs. */
+export function personWithContact (p: { id: number; name?: string | null; username?: string | null; email?: string | null }) {
+  const name = personName(p)
+  const contact = p.email ?? p.username
+  return contact && contact !== name ? `${name} (${contact})` : name
+}
+
+/** A group's or a list's members, counted in words: "1 member", "3 members". */
+export const memberCount = (count: number) => (count === 1 ? '1 member' : `${count} members`)
+
 /** A tag as it is written and shown: type:value. */
 export const tagLabel = (t: { type: string; value: string }) => `${t.type}:${t.value}`
 

@@ -2,14 +2,14 @@ import { type KeyboardEvent, useRef, useState } from 'react'
 import { ROLE_IDS, ROOT_ROLES } from '../../../src/vocabulary/roles'
 import { ApiProblem } from '../../api/client'
 import { useUsers } from '../../api/reads'
-import type { Group, User } from '../../api/types'
+import type { Group } from '../../api/types'
 import { FormDialog } from '../../components/dialog'
 import { errorsAt, QueryStatus } from '../../components/feedback'
 import { Checks, GroupErrors, SelectField, TextArea, TextField } from '../../components/form'
 import { RowButton } from '../../components/table'
 import { useSayAndClose } from '../../lib/announce'
 import { useFields } from '../../lib/fields'
-import { personName } from '../../lib/labels'
+import { memberCount, personName, personWithContact } from '../../lib/labels'
 import { useSaveGroup } from './api'
 
 /** No root role (members keep their own), then the root roles, least first. */
@@ -118,17 +118,10 @@ function Mappings ({ mappings, onChange, typed, onType, errors }: {
   )
 }
 
-/** A person as the picker names them: their name, and their email or username when it differs. */
-function who (u: User) {
-  const name = personName(u)
-  const contact = u.email ?? u.username
-  return contact && contact !== name ? `${name} (${contact})` : name
-}
-
 /** How many members are chosen, and who (the first ten, once the users are read). */
 function chosenSummary (count: number, names: string[]) {
   if (count === 0) return 'No members.'
-  const many = count === 1 ? '1 member' : `${count} members`
+  const many = memberCount(count)
   if (names.length === 0) return `${many}.`
   return `${many}: ${names.slice(0, 10).join(', ')}${names.length > 10 ? ` and ${names.length - 10} more` : ''}.`
 }
@@ -150,7 +143,7 @@ function Members ({ chosen, onChange, errors }: { chosen: number[]; onChange: (c
         <>
           <TextField label='Find people' type='search' value={query} onChange={setQuery} onKeyDown={noSubmit()} autoComplete='off' hint='Part of a name, username or email' />
           <div className='member-choices'>
-            <Checks choices={shown.map((u) => ({ value: u.id, label: who(u) }))} chosen={chosen} onChange={onChange} />
+            <Checks choices={shown.map((u) => ({ value: u.id, label: personWithContact(u) }))} chosen={chosen} onChange={onChange} />
           </div>
           {matching.length === 0 && <p className='muted'>Nobody matches.</p>}
           {matching.length > shown.length && <p className='muted'>{shown.length} of {matching.length} shown: type more of a name to find the others.</p>}

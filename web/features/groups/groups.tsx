@@ -3,10 +3,9 @@ import { useGroups } from '../../api/reads'
 import type { Group } from '../../api/types'
 import { EditableTable } from '../../components/editable-table'
 import { useAnnounce } from '../../lib/announce'
+import { memberCount } from '../../lib/labels'
 import { useDeleteGroup } from './api'
 import { GroupDialog } from './group-dialog'
-
-const members = (g: Group) => (g.userCount === 1 ? '1 member' : `${g.userCount} members`)
 
 const whoLoses = (g: Group) => {
   if (g.userCount === 0) return 'It has no members.'
@@ -28,7 +27,7 @@ export function GroupList () {
         { label: 'Description', cell: (g) => g.description || <span className='muted'>none</span> },
         { label: 'Root role', cell: (g) => (g.rootRole === null ? <span className='muted'>none</span> : rootRoleById(g.rootRole) ?? `role ${g.rootRole}`) },
         { label: 'SSO groups', cell: (g) => (g.mappingsSSO.length === 0 ? <span className='muted'>none</span> : g.mappingsSSO.join(', ')) },
-        { label: 'Members', cell: members },
+        { label: 'Members', cell: (g) => memberCount(g.userCount) },
       ]}
       mayChange
       name={(g) => g.name}

@@ -6,25 +6,21 @@ import { errorsAt, QueryStatus } from '../../components/feedback'
 import { SelectField } from '../../components/form'
 import { useSayAndClose } from '../../lib/announce'
 import { useFields } from '../../lib/fields'
-import { personName } from '../../lib/labels'
+import { memberCount, personName, personWithContact } from '../../lib/labels'
 import { type Grantee, useGiveRole, useProjectAccess } from './api'
-import { memberCount, roleWords } from './words'
+import { roleWords } from './words'
 
 type Kind = Grantee['kind']
 
 const KIND_OPTIONS = [{ value: 'user', label: 'A person' }, { value: 'group', label: 'A group' }]
 
-/** Who may be given `role`: everyone of that kind who does not hold it here already. */
+/** Who holds `role` here already (their ids), and who of that kind may be given it: everyone else. */
 function candidates (kind: Kind, role: number, access: ProjectAccess, people: ReturnType<typeof useUsers>['data'], groups: ReturnType<typeof useGroups>['data']) {
   const holders = new Set((kind === 'user' ? access.users : access.groups).filter((h) => h.roles.includes(role)).map((h) => h.id))
-  if (kind === 'user') {
-    return (people ?? []).filter((u) => !holders.has(u.id)).map((u) => {
-      const contact = u.email ?? u.username
-      const name = personName(u)
-      return { id: u.id, name, label: `${name}${contact && contact !== name ? ` (${contact})` : ''}, ${rootRoleById(u.rootRole) ?? 'Viewer'}` }
-    })
-  }
-  return (groups ?? []).filter((g) => !holders.has(g.id)).map((g) => ({ id: g.id, name: g.name, label: `${g.name} (${memberCount(g.userCount)})` }))
+  const offered = kind === 'user'
+    ? (people ?? []).filter((u) => !holders.has(u.id)).map((u) => ({ id: u.id, name: personName(u), label: `${personWithContact(u)}, ${rootRoleById(u.rootRole) ?? 'Viewer'}` }))
+    : (groups ?? []).filter((g) => !holders.has(g.id)).map((g) => ({ id: g.id, name: g.name, label: `${g.name} (${memberCount(g.userCount)})` }))
+  return { held: holders.size, offered }
 }
 
 /** Gives a person or a group a role in the project: whom, and which of the project roles. */
@@ -39,8 +35,7 @@ export function AccessDialog ({ project, onClose }: { project: string; onClose: 
   const read = kind === 'user' ? people : groups
   const roles = access.data?.roles ?? []
   const roleId = Number(role || roles[0]?.id)
-  const offered = access.data ? candidates(kind, roleId, access.data, people.data, groups.data) : []
-  const held = access.data ? (kind === 'user' ? access.data.users : access.data.groups).filter((h) => h.roles.includes(roleId)).length : 0
+  const { held, offered } = access.data ? candidates(kind, roleId, access.data, people.data, groups.data) : { held: 0, offered: [] }
   const noun = kind === 'user' ? 'Person' : 'Group'
   const chosen = offered.find((c) => String(c.id) === who)
   const submit = () => {

@@ -4,9 +4,9 @@ import { Confirm, useConfirmedRemoval } from '../../components/dialog'
 import { QueryStatus, Time } from '../../components/feedback'
 import { RowButton, Table } from '../../components/table'
 import { useAnnounce } from '../../lib/announce'
-import { personName } from '../../lib/labels'
+import { memberCount, personName } from '../../lib/labels'
 import { type Grantee, useProjectAccess, useRemoveRole } from './api'
-import { memberCount, roleWords } from './words'
+import { roleWords } from './words'
 
 type Person = ProjectAccess['users'][number]
 type Group = ProjectAccess['groups'][number]
