@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest'
 import { auth, buildTestApp, createFeature, documentedRoutes, expectProblem, json, uniqueName, useTestApp } from '../../helpers/app.js'
 import { type Browser, createUser, listen, PASSWORD, signedIn } from '../../helpers/people.js'
 import { requests } from '../../helpers/requests.js'
+import { eventually } from '../../helpers/eventually.js'
 
 const t = useTestApp({ CLIENT_STATE_CACHE_MS: '0', WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' })
 let server = ''
@@ -83,7 +84,7 @@ describe('the client state version is commit-ordered', () => {
         headers: auth(),
         payload: { variants: [{ name: 'late', weight: 0 }], environments: ['development', 'production'] },
       })
-      await sleep(300)
+      await waitingOnALock(holder)
       expect((await t.app.inject({ method: 'POST', url: `/api/admin/projects/default/features/${other}/environments/development/on`, headers: auth() })).statusCode).toBe(200)
       const during = await poll(secret)
       await holder.query('COMMIT')
@@ -1298,6 +1299,14 @@ describe('a method a path does not have', () => {
   })
 })
 
+/** Until another session of `holder`'s database waits on a lock (the request under test got that far), however busy the machine. */
+async function waitingOnALock (holder: pg.Client) {
+  await eventually(async () => {
+    const { rows } = await holder.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
+    return rows[0]!.n > 0
+  }, 'a request waiting on the held row lock')
+}
+
 describe('/ready', () => {
   it('is 200 while every connection is busy and the queue is full: busy is not unready', async () => {
     // The webhook dispatcher and the change request scheduler poll once a minute here: a poll would take the only connection.
@@ -1310,7 +1319,7 @@ describe('/ready', () => {
       await holder.query('SELECT 1 FROM features WHERE name = $1 FOR UPDATE', [name])
       // This PATCH takes the only connection and waits on the row lock.
       const waiting = busy.app.inject({ method: 'PATCH', url: `/api/admin/projects/default/features/${name}/environments/development/variants`, headers: auth(), payload: [] })
-      await sleep(200)
+      await waitingOnALock(holder)
       expectProblem(await busy.app.inject({ method: 'GET', url: '/api/admin/projects', headers: auth() }), 429, 'TooManyRequestsError')
       const ready = await busy.app.inject({ method: 'GET', url: '/ready' })
       expect(ready.statusCode).toBe(200)
