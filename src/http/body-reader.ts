@@ -1,7 +1,7 @@
 import type { Readable } from 'node:stream'
 import type { FastifyRequest } from 'fastify'
 import { badData, payloadTooLarge } from '../errors.js'
-import { NestingCounter, parseJsonBody, tooDeep } from './json-body.js'
+import { JsonShapeCounter, parseJsonBody } from './json-body.js'
 
 /** The body as it arrives: the request, or what a preParsing hook made of it (a decoder counts what it read). */
 type Payload = Readable & { receivedEncodedLength?: number }
@@ -13,10 +13,10 @@ type Payload = Readable & { receivedEncodedLength?: number }
  *   routes) is a 413 before a byte is read; bytes over it (a chunked body) a 413 as they come;
  *   both close the connection (Fastify adds `Connection: close` to a parser's errors), since
  *   what follows is not read;
- * - the nesting is counted as the bytes come (NestingCounter): from the first level too deep
- *   on, the rest of the body (at most the limit) is read but neither kept nor looked at, then
- *   refused with a 400 (read to its end, so that the client, still sending, gets the answer
- *   rather than a reset connection);
+ * - the shape is counted as the bytes come (JsonShapeCounter: nesting, values, member names):
+ *   from the first byte over one of its limits on, the rest of the body (at most the limit)
+ *   is read but neither kept nor looked at, then refused with a 400 (read to its end, so that
+ *   the client, still sending, gets the answer rather than a reset connection);
  * - then the text is parsed and checked (parseJsonBody).
  * A route that takes no body accepts JSON's content type with nothing after it, as Unleash does
  * (its admin UI and many HTTP clients send that on …/on, DELETE, …).
@@ -25,7 +25,7 @@ export function readJsonBody (request: FastifyRequest, payload: Payload, done: (
   const limit = request.routeOptions.bodyLimit ?? Number.POSITIVE_INFINITY
   const declared = Number(request.headers['content-length'])
   if (declared > limit) return done(payloadTooLarge())
-  const nesting = new NestingCounter()
+  const shape = new JsonShapeCounter()
   const chunks: Buffer[] = []
   let received = 0
   let refusal: Error | undefined
@@ -43,9 +43,9 @@ export function readJsonBody (request: FastifyRequest, payload: Payload, done: (
       return done(payloadTooLarge())
     }
     if (refusal) return
-    const at = nesting.feed(chunk)
+    const at = shape.feed(chunk)
     if (at >= 0) {
-      refusal = tooDeep('/body', received - chunk.length + at)
+      refusal = shape.refusal('/body', received - chunk.length + at)
       chunks.length = 0
       return
     }

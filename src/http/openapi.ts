@@ -4,6 +4,7 @@ import { Type } from '@sinclair/typebox'
 import type { FastifyInstance } from 'fastify'
 import fp from 'fastify-plugin'
 import { ErrorBody, statusDescription } from '../errors.js'
+import { MAX_JSON_DEPTH, MAX_JSON_VALUES, MAX_MEMBER_NAMES } from './json-body.js'
 import { answersArePrivate } from './no-store.js'
 
 declare module 'fastify' {
@@ -105,7 +106,8 @@ export const openApiPlugin = fp(
           title: 'Feature-flag admin API',
           version: '1.0.0',
           description:
-            "Unleash-compatible admin API for feature-flag variants (RFC 6902 JSON Patch) and lifecycle completion. Every error is an RFC 9457 problem body (application/problem+json) with Unleash's `id`, `name`, `message` and `details`.",
+            "Unleash-compatible admin API for feature-flag variants (RFC 6902 JSON Patch) and lifecycle completion. Every error is an RFC 9457 problem body (application/problem+json) with Unleash's `id`, `name`, `message` and `details`. " +
+            `A JSON request body is counted while it is read: nested more than ${MAX_JSON_DEPTH} levels, more than ${MAX_JSON_VALUES} values (each array, object and comma-separated item) or more than ${MAX_MEMBER_NAMES} distinct member names is a 400 naming the rule and the byte, before it is parsed; over its route's size limit, a 413.`,
         },
         components: {
           securitySchemes: {

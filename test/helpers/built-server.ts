@@ -1,5 +1,8 @@
 import { execFileSync, spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { ADMIN_SECRET } from './database.js'
 import { PASSWORD, sessionCookieOf } from './people.js'
 import { freePort } from './postgres.js'
@@ -14,19 +17,23 @@ export interface BuiltServer {
   port: number
   pid: number
   base: string
+  /** Where the server records its event loop's holds (see loop-hold.cjs). */
+  holds: string
   /** SIGTERM, then the exit. */
   stop(): Promise<void>
 }
 
 /**
  * The built server (`buildServer(outdir)`) in a child process of its own, on `databaseUrl`: its
- * time and memory are its own, not the test's.
+ * time and memory are its own, not the test's. It records its event loop's holds (loop-hold.cjs).
  */
 export async function startBuiltServer (outdir: string, databaseUrl: string, env: Record<string, string> = {}): Promise<BuiltServer> {
   const port = await freePort()
-  const child = spawn(process.execPath, [`${outdir}/server.js`], {
+  const holds = join(mkdtempSync(join(tmpdir(), 'loop-hold-')), 'holds')
+  const child = spawn(process.execPath, ['--require', fileURLToPath(new URL('loop-hold.cjs', import.meta.url)), `${outdir}/server.js`], {
     env: {
       ...process.env,
+      LOOP_HOLD_FILE: holds,
       DATABASE_URL: databaseUrl,
       PORT: String(port),
       LOG_LEVEL: 'warn',
@@ -42,6 +49,7 @@ export async function startBuiltServer (outdir: string, databaseUrl: string, env
     port,
     pid: child.pid!,
     base: `http://127.0.0.1:${port}`,
+    holds,
     async stop () {
       child.kill('SIGTERM')
       await exited
@@ -59,30 +67,20 @@ export function memoryOf (pid: number): { rss: number; peak: number } {
 export interface HealthProbes {
   /**
    * Stops probing. Every answer's status; the slowest answer in ms; and the longest the
-   * server's main thread was busy while one probe waited (its CPU time during the probe, at
-   * most the probe's time): how long the server itself held /health.
+   * server's main thread ran without giving its event loop a turn meanwhile, in CPU time (what
+   * loop-hold.cjs recorded, 0 when no hold reached 20 ms): how long the server itself held
+   * /health, whatever else kept the machine busy.
    */
   stop(): Promise<{ count: number; statuses: number[]; slowestMs: number; heldMs: number }>
 }
 
 /** The prober's own process: asks until its stdin closes, then prints what it saw. */
 const PROBER = `
-const { readFileSync } = require('node:fs')
 const { Agent, request } = require('node:http')
-const [port, gapMs, pid] = process.argv.slice(1).map(Number)
+const [port, gapMs] = process.argv.slice(1).map(Number)
 const agent = new Agent({ keepAlive: true, maxSockets: 1 })
-// The CPU time of the server's main thread, in ms (utime and stime, in 10 ms ticks); Infinity once it is gone.
-const mainThreadCpu = () => {
-  try {
-    const fields = readFileSync('/proc/' + pid + '/task/' + pid + '/stat', 'utf8').split(') ')[1].split(' ')
-    return (Number(fields[11]) + Number(fields[12])) * 10
-  } catch {
-    return Infinity
-  }
-}
 const statuses = []
 let slowestMs = 0
-let heldMs = 0
 let on = true
 process.stdin.on('end', () => { on = false }).resume()
 const once = () => new Promise((resolve) => {
@@ -98,29 +96,36 @@ const once = () => new Promise((resolve) => {
   statuses.push(await once())
   while (on) {
     const started = performance.now()
-    const cpu = mainThreadCpu()
     statuses.push(await once())
-    const ms = performance.now() - started
-    slowestMs = Math.max(slowestMs, ms)
-    heldMs = Math.max(heldMs, Math.min(ms, mainThreadCpu() - cpu))
+    slowestMs = Math.max(slowestMs, performance.now() - started)
     await new Promise((resolve) => setTimeout(resolve, gapMs))
   }
-  process.stdout.write(JSON.stringify({ count: statuses.length, statuses, slowestMs, heldMs }))
+  process.stdout.write(JSON.stringify({ count: statuses.length, statuses, slowestMs }))
   agent.destroy()
 })()
 `
+
+/** The longest hold `server` recorded between `from` and `to` (epoch ms; see loop-hold.cjs). */
+function longestHold (server: BuiltServer, from: number, to: number): number {
+  let text = ''
+  try {
+    text = readFileSync(server.holds, 'utf8')
+  } catch {}
+  return text.split('\n').filter(Boolean).map((line) => line.split(' ').map(Number) as [number, number])
+    .filter(([at]) => at >= from && at <= to)
+    .reduce((longest, [, ms]) => Math.max(longest, ms), 0)
+}
 
 /**
  * Asks GET /health of a built server over and over, one at a time on one kept-alive
  * connection, `gapMs` apart, timing each answer (but the first, which opens the connection),
  * until stopped. From a process of its own, so that the test's own work (building bodies,
- * writing them) never delays a probe. Beside each answer's time it reads the CPU time the
- * server's main thread spent meanwhile (from /proc): on a machine other work keeps busy, a
- * late answer with an idle main thread is the machine's doing, not the server's; `heldMs`
- * counts only what the server held. A probe without an answer within 30 s counts as status 0.
+ * writing them) never delays a probe. A probe without an answer within 30 s counts as status 0.
+ * Beside them, the longest hold of the server's event loop meanwhile (loop-hold.cjs).
  */
 export function probeHealth (server: BuiltServer, gapMs = 5): HealthProbes {
-  const prober = spawn(process.execPath, ['-e', PROBER, String(server.port), String(gapMs), String(server.pid)], { stdio: ['pipe', 'pipe', 'inherit'] })
+  const from = Date.now()
+  const prober = spawn(process.execPath, ['-e', PROBER, String(server.port), String(gapMs)], { stdio: ['pipe', 'pipe', 'inherit'] })
   let out = ''
   prober.stdout.on('data', (chunk: Buffer) => { out += chunk.toString() })
   const exited = new Promise<void>((resolve) => prober.once('exit', () => resolve()))
@@ -128,7 +133,8 @@ export function probeHealth (server: BuiltServer, gapMs = 5): HealthProbes {
     async stop () {
       prober.stdin.end()
       await exited
-      return JSON.parse(out) as { count: number; statuses: number[]; slowestMs: number; heldMs: number }
+      const probes = JSON.parse(out) as { count: number; statuses: number[]; slowestMs: number }
+      return { ...probes, heldMs: longestHold(server, from, Date.now()) }
     },
   }
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { checkJsonValue, MAX_JSON_DEPTH, NestingCounter, parseJsonBody } from '../../src/http/json-body.js'
+import { checkJsonValue, JsonShapeCounter, MAX_JSON_DEPTH, MAX_JSON_VALUES, MAX_MEMBER_NAMES, parseJsonBody } from '../../src/http/json-body.js'
 
 /** The nesting of a parsed value: 0 for a scalar, 1 for `[]`, … */
 const depthOf = (value: unknown): number =>
@@ -24,18 +24,80 @@ const nestedValue = (depth: number): fc.Arbitrary<unknown> =>
 
 /** Feeds `bytes` in pieces cut at `cuts`; the offset of the refusal in the whole, or -1. */
 function feedInPieces (bytes: Buffer, cuts: number[]): number {
-  const counter = new NestingCounter()
+  return refusalOf(bytes, cuts)?.at ?? -1
+}
+
+/** Feeds `bytes` in pieces cut at `cuts`; where it was refused in the whole and why, or undefined. */
+function refusalOf (bytes: Buffer, cuts: number[] = []): { at: number; message: string } | undefined {
+  const counter = new JsonShapeCounter()
   const points = [...new Set(cuts.map((c) => c % (bytes.length + 1)))].sort((a, b) => a - b)
   let start = 0
   for (const end of [...points, bytes.length]) {
     const at = counter.feed(bytes.subarray(start, end))
-    if (at >= 0) return start + at
+    if (at >= 0) return { at: start + at, message: counter.refusal('/body', start + at).message }
     start = end
   }
-  return -1
+  return undefined
 }
 
-describe('NestingCounter', () => {
+/** An object of `count` members named by `name(i)`, each holding 1. */
+const objectOf = (count: number, name: (i: number) => string) => `{${Array.from({ length: count }, (_, i) => `${JSON.stringify(name(i))}:1`).join(',')}}`
+
+describe('JsonShapeCounter', () => {
+  it('counts values: each array, object and comma-separated item; one more than the limit is refused at its byte', () => {
+    const most = Buffer.from(`[${'1,'.repeat(MAX_JSON_VALUES - 1)}1]`)
+    expect(refusalOf(most)).toBeUndefined()
+    const over = Buffer.from(`[${'1,'.repeat(MAX_JSON_VALUES)}1]`)
+    expect(refusalOf(over, [12345, 700_001])).toEqual({
+      at: over.length - 3,
+      message: `/body holds more than ${MAX_JSON_VALUES} values (arrays, objects and comma-separated items) (at byte ${over.length - 3})`,
+    })
+    // Empty objects and arrays count as values too (a million of them is what parsing costs most per byte after names).
+    const empties = Buffer.from(`[${'{},[],'.repeat(MAX_JSON_VALUES / 4)}0]`)
+    expect(refusalOf(empties)?.message).toMatch(/holds more than 500000 values/)
+    // Commas in strings are text.
+    expect(refusalOf(Buffer.from(`["${','.repeat(2 * MAX_JSON_VALUES)}"]`))).toBeUndefined()
+  })
+
+  it('counts distinct member names, wherever the pieces are cut; the same names again cost nothing', () => {
+    const most = Buffer.from(objectOf(MAX_MEMBER_NAMES, (i) => `n${i}`))
+    expect(refusalOf(most)).toBeUndefined()
+    // The same 10,000 names in 20 objects: 200,000 members, no new name.
+    expect(refusalOf(Buffer.from(`[${Array.from({ length: 20 }, () => most.toString()).join(',')}]`))).toBeUndefined()
+    const text = `[{"n0":1},${objectOf(MAX_MEMBER_NAMES, (i) => `m${i}`)}]`
+    const over = Buffer.from(text)
+    const colon = text.lastIndexOf(':')
+    fc.assert(
+      fc.property(fc.array(fc.nat(), { maxLength: 8 }), (cuts) => {
+        expect(refusalOf(over, cuts)).toEqual({ at: colon, message: `/body has more than ${MAX_MEMBER_NAMES} distinct member names (at byte ${colon})` })
+      }),
+      { numRuns: 50 }
+    )
+    // Names are compared from the member after the 10,000th on, the pieces before read again:
+    // 10,000 members of one name, then 9,999 new names pass; one more is refused at its colon.
+    const repeated = Array.from({ length: MAX_MEMBER_NAMES }, () => '{"a":1}').join(',')
+    const passes = Buffer.from(`[${repeated},${objectOf(MAX_MEMBER_NAMES - 1, (i) => `b${i}`)}]`)
+    const refused = `[${repeated},${objectOf(MAX_MEMBER_NAMES, (i) => `b${i}`)}]`
+    fc.assert(
+      fc.property(fc.array(fc.nat(), { maxLength: 8 }), (cuts) => {
+        expect(refusalOf(passes, cuts)).toBeUndefined()
+        expect(refusalOf(Buffer.from(refused), cuts)?.at).toBe(refused.lastIndexOf(':'))
+      }),
+      { numRuns: 50 }
+    )
+    // Brackets, quotes, colons and escapes in names (split anywhere) are names, and values are never names.
+    const odd = Buffer.from(JSON.stringify({ 'a":[{': 1, 'b\\': '"c":', 'é😀': [':', { 'x:y': 'z' }] }))
+    expect(refusalOf(odd, [3, 5, 9, 14, 22])).toBeUndefined()
+  })
+
+  it('counts names longer than 256 bytes each as distinct, even when repeated', () => {
+    const long = 'x'.repeat(257)
+    const many = Buffer.from(`[${Array.from({ length: MAX_MEMBER_NAMES + 1 }, () => `{"${long}":1}`).join(',')}]`)
+    expect(refusalOf(many, [1000, 2_000_000])?.message).toMatch(/has more than 10000 distinct member names/)
+    const short = 'x'.repeat(256)
+    expect(refusalOf(Buffer.from(`[${Array.from({ length: MAX_MEMBER_NAMES + 1 }, () => `{"${short}":1}`).join(',')}]`), [1000, 2_000_000])).toBeUndefined()
+  })
+
   it('refuses exactly the texts nested deeper than the limit, wherever the pieces are cut', () => {
     fc.assert(
       fc.property(fc.integer({ min: 28, max: 36 }).chain(nestedValue), fc.array(fc.nat(), { maxLength: 6 }), (value, cuts) => {
@@ -50,17 +112,17 @@ describe('NestingCounter', () => {
 
   it('counts brackets in strings, escaped quotes and multi-byte characters as text', () => {
     const inString = `"${'[{'.repeat(100)}\\"${'['.repeat(100)}é😀"`
-    expect(new NestingCounter().feed(Buffer.from(`[${inString}]`))).toBe(-1)
+    expect(new JsonShapeCounter().feed(Buffer.from(`[${inString}]`))).toBe(-1)
     // An escaped backslash ends before the quote: the string closes there.
     const deep = `["\\\\"${'['.repeat(32)}${']'.repeat(32)}]`
-    expect(new NestingCounter().feed(Buffer.from(deep))).toBe(5 + 32 - 1)
+    expect(new JsonShapeCounter().feed(Buffer.from(deep))).toBe(5 + 32 - 1)
   })
 
   it('32 levels pass, the 33rd is refused at its byte, in members of any name', () => {
     const at32 = `{"x":${'['.repeat(31)}1${']'.repeat(31)}}`
-    expect(new NestingCounter().feed(Buffer.from(at32))).toBe(-1)
+    expect(new JsonShapeCounter().feed(Buffer.from(at32))).toBe(-1)
     const at33 = `{"ignored":${'{"a":'.repeat(32)}1${'}'.repeat(32)}}`
-    expect(new NestingCounter().feed(Buffer.from(at33))).toBe(at33.indexOf('{', 11 + 31 * 5))
+    expect(new JsonShapeCounter().feed(Buffer.from(at33))).toBe(at33.indexOf('{', 11 + 31 * 5))
   })
 })
 

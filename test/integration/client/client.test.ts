@@ -316,6 +316,20 @@ describe('SDK usage: register and metrics', () => {
     expect(await databaseFingerprint(t.database.db)).toEqual(before)
   })
 
+  it('takes a report of 1000 flags of eight variants each, every name different; nine each is more names than a body may have: 400, nothing stored', async () => {
+    const report = (variantsEach: number) => Object.fromEntries(Array.from({ length: 1000 }, (_, f) => [
+      `names-f${f}`,
+      { yes: 1, no: 0, variants: Object.fromEntries(Array.from({ length: variantsEach }, (_, v) => [`f${f}-v${v}`, 1])) },
+    ]))
+    expect((await metrics(report(8))).statusCode).toBe(202)
+    await t.app.usage.flush()
+    const before = await databaseFingerprint(t.database.db)
+    const refused = expectProblem(await metrics(report(9)), 400, 'BadDataError')
+    expect(refused.details).toEqual([{ path: '/body', message: expect.stringMatching(/^\/body has more than 10000 distinct member names \(at byte \d+\)$/) }])
+    await t.app.usage.flush()
+    expect(await databaseFingerprint(t.database.db)).toEqual(before)
+  })
+
   it('limits usage reports per token and minute: 429 with Retry-After', async () => {
     const limited = await buildTestApp({ CLIENT_USAGE_RATE: '2' })
     try {
