@@ -1299,12 +1299,15 @@ describe('a method a path does not have', () => {
   })
 })
 
+/** How many sessions of `holder`'s database wait on a lock. */
+async function lockWaiters (holder: pg.Client): Promise<number> {
+  const { rows } = await holder.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
+  return rows[0]!.n
+}
+
 /** Until another session of `holder`'s database waits on a lock (the request under test got that far), however busy the machine. */
 async function waitingOnALock (holder: pg.Client) {
-  await eventually(async () => {
-    const { rows } = await holder.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")
-    return rows[0]!.n > 0
-  }, 'a request waiting on the held row lock')
+  await eventually(async () => (await lockWaiters(holder)) > 0, 'a request waiting on the held row lock')
 }
 
 describe('/ready', () => {
@@ -1317,9 +1320,22 @@ describe('/ready', () => {
       const name = await createFeature(busy.app)
       await holder.query('BEGIN')
       await holder.query('SELECT 1 FROM features WHERE name = $1 FOR UPDATE', [name])
-      // This PATCH takes the only connection and waits on the row lock.
-      const waiting = busy.app.inject({ method: 'PATCH', url: `/api/admin/projects/default/features/${name}/environments/development/variants`, headers: auth(), payload: [] })
-      await waitingOnALock(holder)
+      // This PATCH takes the only connection and waits on the row lock. Should a background
+      // job (usage, sessions, …) hold that connection at that moment, the PATCH is refused
+      // at once (429, no queue): it is sent again until it waits on the lock.
+      const patch = () => busy.app.inject({ method: 'PATCH', url: `/api/admin/projects/default/features/${name}/environments/development/variants`, headers: auth(), payload: [] })
+      let waiting = patch()
+      const refusedAtOnce: number[] = []
+      await eventually(async () => {
+        const answered = await Promise.race([waiting.then((res) => res.statusCode), sleep(20).then(() => undefined)])
+        if (answered !== undefined) {
+          refusedAtOnce.push(answered)
+          waiting = patch()
+          return false
+        }
+        return (await lockWaiters(holder)) > 0
+      }, 'the PATCH waiting on the held row lock')
+      expect(refusedAtOnce.every((status) => status === 429), `answered before the lock was released: ${refusedAtOnce}`).toBe(true)
       expectProblem(await busy.app.inject({ method: 'GET', url: '/api/admin/projects', headers: auth() }), 429, 'TooManyRequestsError')
       const ready = await busy.app.inject({ method: 'GET', url: '/ready' })
       expect(ready.statusCode).toBe(200)
