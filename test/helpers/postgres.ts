@@ -31,7 +31,14 @@ export async function findPostgres (options: PostgresOptions = {}): Promise<Test
   const given = process.env.TEST_DATABASE_URL
   if (given) return { url: given, source: 'TEST_DATABASE_URL', stop: async () => {} }
 
-  const container = await startContainer(options)
+  let container: TestPostgres | undefined
+  try {
+    container = await startContainer(options)
+  } catch (error) {
+    // The runtime answered but could not start PostgreSQL twice: local binaries, when there are.
+    if (!findPostgresBinaries()) throw error
+    console.warn(`Testcontainers could not start PostgreSQL (${(error as Error).message}): using local binaries`)
+  }
   if (container) return container
 
   const bin = findPostgresBinaries()
@@ -51,16 +58,29 @@ async function startContainer (options: PostgresOptions): Promise<TestPostgres |
     return undefined
   }
   const { PostgreSqlContainer } = await import('@testcontainers/postgresql')
-  const container = await new PostgreSqlContainer('postgres:17-alpine')
+  const container = await twice(() => new PostgreSqlContainer('postgres:17-alpine')
     .withDatabase('postgres')
     .withCommand(['postgres', ...settings(options), '-c', 'max_connections=300'])
-    .start()
+    .start())
   return {
     url: container.getConnectionUri(),
     source: 'testcontainers',
     stop: async () => {
       await container.stop()
     },
+  }
+}
+
+/**
+ * Starts a container, and once more if the runtime fails to (Podman has answered a start with
+ * "write child: broken pipe" once, the next start working).
+ */
+async function twice<T> (start: () => Promise<T>): Promise<T> {
+  try {
+    return await start()
+  } catch (error) {
+    console.warn(`Testcontainers could not start PostgreSQL (${(error as Error).message}): trying once more`)
+    return start()
   }
 }
 
@@ -201,12 +221,12 @@ export async function restartablePostgres (): Promise<RestartablePostgres | unde
   if (runtime) {
     const { PostgreSqlContainer } = await import('@testcontainers/postgresql')
     const port = await freePort()
-    const started = await new PostgreSqlContainer('postgres:17-alpine')
+    const started = await twice(() => new PostgreSqlContainer('postgres:17-alpine')
       .withDatabase('postgres')
       .withExposedPorts({ container: 5432, host: port })
       // Durable: the runtime may kill it, and an acknowledged commit must survive that.
       .withCommand(['postgres', ...settings({ durable: true })])
-      .start()
+      .start())
     const url = started.getConnectionUri()
     const container = runtime.container.getById(started.getId())
     return {
