@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises'
 import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core'
-import { expect, inject, onTestFailed } from 'vitest'
+import { afterAll, beforeAll, expect, inject, onTestFailed } from 'vitest'
 import { auth, buildTestApp, json, type TestApp, uniqueName } from '../helpers/app.js'
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium'
@@ -28,6 +28,23 @@ export async function startServer (env: Record<string, string> = {}): Promise<Se
   await t.app.listen({ port: 0, host: '127.0.0.1' })
   const origin = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`
   return { t, origin, close: () => t.close() }
+}
+
+/**
+ * A listening server and a Chromium for a test file: started before its tests, closed after
+ * them (the browser first). `server` and `browser` are there once beforeAll has run.
+ */
+export function useBrowserApp (): { server: Server; browser: Browser } {
+  const ui = {} as { server: Server; browser: Browser }
+  beforeAll(async () => {
+    ui.server = await startServer()
+    ui.browser = await launch()
+  })
+  afterAll(async () => {
+    await ui.browser?.close()
+    await ui.server?.close()
+  })
+  return ui
 }
 
 export async function launch (): Promise<Browser> {

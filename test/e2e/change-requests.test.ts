@@ -8,34 +8,22 @@
  * archived, a segment deleted) are not applied, and the review screen says so. axe-core on every screen they pass; the API is the judge of
  * what is stored.
  */
-import type { Browser } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createFeature } from '../helpers/app.js'
-import { apiOf, expectAccessible, expectClean, launch, openPage, type Server, startServer } from './browser.js'
+import { apiOf, expectAccessible, expectClean, openPage, useBrowserApp } from './browser.js'
 
-let server: Server
-let browser: Browser
+const ui = useBrowserApp()
 
-beforeAll(async () => {
-  server = await startServer()
-  browser = await launch()
-})
-
-afterAll(async () => {
-  await browser?.close()
-  await server?.close()
-})
-
-const api = apiOf(() => server)
+const api = apiOf(() => ui.server)
 const productionOf = async (name: string) => (await api('GET', `/api/admin/projects/default/features/${name}`)).body.environments.find((e: any) => e.name === 'production')
 
 describe('four eyes on production', () => {
   it('an Admin turns change requests on for production; an author\'s switch proposes, another person approves, the author applies, and the flag is on', async () => {
-    const name = await createFeature(server.t.app)
+    const name = await createFeature(ui.server.t.app)
 
     // An Admin turns change requests on in production on the project's change requests screen.
-    const admin = await openPage(browser, server, { as: { role: 'Admin' } })
-    await admin.page.goto(`${server.origin}/projects/default`)
+    const admin = await openPage(ui.browser, ui.server, { as: { role: 'Admin' } })
+    await admin.page.goto(`${ui.server.origin}/projects/default`)
     await admin.page.getByRole('link', { name: 'Change requests' }).click()
     await admin.page.getByRole('heading', { level: 1, name: 'Change requests' }).waitFor()
     await admin.page.getByRole('switch', { name: 'Change requests in production' }).click()
@@ -47,9 +35,9 @@ describe('four eyes on production', () => {
     await admin.context.close()
 
     // The author switches the flag on in production: the page says the change goes to a request.
-    const author = await openPage(browser, server, { as: { role: 'Editor' } })
+    const author = await openPage(ui.browser, ui.server, { as: { role: 'Editor' } })
     const { page } = author
-    await page.goto(`${server.origin}/projects/default/features/${name}`)
+    await page.goto(`${ui.server.origin}/projects/default/features/${name}`)
     await page.getByText('Changes in production need a change request').waitFor()
     await expectAccessible(page, 'flag page in a guarded environment')
     await page.getByRole('switch', { name: 'Enabled in production' }).click()
@@ -71,8 +59,8 @@ describe('four eyes on production', () => {
     await page.getByRole('status').filter({ hasText: `Change request #${id} is In review` }).waitFor()
 
     // Another person reviews: comments, and approves.
-    const reviewer = await openPage(browser, server, { as: { role: 'Editor' } })
-    await reviewer.page.goto(`${server.origin}/projects/default/change-requests`)
+    const reviewer = await openPage(ui.browser, ui.server, { as: { role: 'Editor' } })
+    await reviewer.page.goto(`${ui.server.origin}/projects/default/change-requests`)
     await reviewer.page.getByRole('link', { name: `#${id}` }).click()
     await reviewer.page.getByRole('heading', { level: 1, name: `Change request #${id}` }).waitFor()
     await expectAccessible(reviewer.page, 'review screen (in review)')
@@ -102,12 +90,12 @@ describe('four eyes on production', () => {
   })
 
   it('a new strategy requested through its dialog, approved by another person, who schedules it in their own time zone: stored in UTC and shown as scheduled', async () => {
-    const name = await createFeature(server.t.app)
+    const name = await createFeature(ui.server.t.app)
     expect((await api('PUT', '/api/admin/projects/default/environments/production/change-requests/config', { changeRequestsEnabled: true, requiredApprovals: 1 })).status).toBe(200)
 
-    const author = await openPage(browser, server, { as: { role: 'Editor' } })
+    const author = await openPage(ui.browser, ui.server, { as: { role: 'Editor' } })
     const { page } = author
-    await page.goto(`${server.origin}/projects/default/features/${name}`)
+    await page.goto(`${ui.server.origin}/projects/default/features/${name}`)
     await page.getByRole('region', { name: 'production', exact: true }).getByRole('button', { name: 'Request a new strategy' }).click()
     const dialog = page.getByRole('dialog', { name: 'Add strategy in production' })
     await dialog.getByLabel('Rollout').fill('30')
@@ -123,8 +111,8 @@ describe('four eyes on production', () => {
     expectClean(author)
     await author.context.close()
 
-    const reviewer = await openPage(browser, server, { as: { role: 'Editor' } })
-    await reviewer.page.goto(`${server.origin}/projects/default/change-requests/${id}`)
+    const reviewer = await openPage(ui.browser, ui.server, { as: { role: 'Editor' } })
+    await reviewer.page.goto(`${ui.server.origin}/projects/default/change-requests/${id}`)
     await reviewer.page.getByRole('button', { name: 'Approve' }).click()
     await reviewer.page.getByRole('status').filter({ hasText: `Change request #${id} is Approved` }).waitFor()
     await reviewer.page.getByRole('button', { name: 'Schedule' }).click()
@@ -157,9 +145,9 @@ const guardProduction = async () =>
 
 /** An Editor switches the flag on in production (a proposal) and sends it to review; their page, and the request's id. */
 async function switchOnProposed (name: string) {
-  const author = await openPage(browser, server, { as: { role: 'Editor' } })
+  const author = await openPage(ui.browser, ui.server, { as: { role: 'Editor' } })
   const { page } = author
-  await page.goto(`${server.origin}/projects/default/features/${name}`)
+  await page.goto(`${ui.server.origin}/projects/default/features/${name}`)
   // The switch proposes only once the page knows production is guarded.
   await page.getByText('Changes in production need a change request').waitFor()
   await page.getByRole('switch', { name: 'Enabled in production' }).click()
@@ -174,8 +162,8 @@ async function switchOnProposed (name: string) {
 
 /** Another Editor opens the request; with `approve`, approves it. Their page. */
 async function reviewerOn (id: number, approve: boolean) {
-  const reviewer = await openPage(browser, server, { as: { role: 'Editor' } })
-  await reviewer.page.goto(`${server.origin}/projects/default/change-requests/${id}`)
+  const reviewer = await openPage(ui.browser, ui.server, { as: { role: 'Editor' } })
+  await reviewer.page.goto(`${ui.server.origin}/projects/default/change-requests/${id}`)
   await reviewer.page.getByRole('heading', { level: 1, name: `Change request #${id}` }).waitFor()
   if (approve) {
     await reviewer.page.getByRole('button', { name: 'Approve' }).click()
@@ -189,7 +177,7 @@ const requestOf = async (id: number) => (await api('GET', `/api/admin/projects/d
 describe('when a change request does not go to plan', () => {
   it('a reviewer rejects it: the author sees it Rejected, with nothing left to do, and nothing is applied', async () => {
     await guardProduction()
-    const name = await createFeature(server.t.app)
+    const name = await createFeature(ui.server.t.app)
     const { author, id } = await switchOnProposed(name)
 
     const reviewer = await reviewerOn(id, false)
@@ -220,7 +208,7 @@ describe('when a change request does not go to plan', () => {
 
   it('a comment and an approval close together: the last word on the screen is the approval, not the comment', async () => {
     await guardProduction()
-    const name = await createFeature(server.t.app)
+    const name = await createFeature(ui.server.t.app)
     const { author, id } = await switchOnProposed(name)
     await author.context.close()
 
@@ -256,15 +244,15 @@ describe('when a change request does not go to plan', () => {
 
   it('an admin token edits the strategy a request changes: Apply says it conflicts, in words, and nothing is applied', async () => {
     await guardProduction()
-    const name = await createFeature(server.t.app)
+    const name = await createFeature(ui.server.t.app)
     const strategies = `/api/admin/projects/default/features/${name}/environments/production/strategies`
     const strategy = await api('POST', strategies, { name: 'flexibleRollout', parameters: { rollout: '10', stickiness: 'default', groupId: name } })
     expect(strategy.status).toBe(200)
 
     // The author asks for 50% through the strategy's dialog.
-    const author = await openPage(browser, server, { as: { role: 'Editor' } })
+    const author = await openPage(ui.browser, ui.server, { as: { role: 'Editor' } })
     const { page } = author
-    await page.goto(`${server.origin}/projects/default/features/${name}`)
+    await page.goto(`${ui.server.origin}/projects/default/features/${name}`)
     await page.getByRole('region', { name: 'production', exact: true }).getByRole('button', { name: /^Request change/ }).click()
     const dialog = page.getByRole('dialog', { name: 'Edit strategy in production' })
     await dialog.getByLabel('Rollout').fill('50')
@@ -302,16 +290,16 @@ describe('when a change request does not go to plan', () => {
   it('scheduled requests that cannot apply when their time comes: the flag archived (suspended), a segment deleted (failed); nothing applied, and the review screen says so in words', async () => {
     await guardProduction()
     // One request switches a flag on; the other adds a strategy using a segment.
-    const name = await createFeature(server.t.app)
+    const name = await createFeature(ui.server.t.app)
     const { author, id } = await switchOnProposed(name)
     expectClean(author)
     await author.context.close()
-    const other = await createFeature(server.t.app)
+    const other = await createFeature(ui.server.t.app)
     const segmentName = `launch-${other}`
     const segment = await api('POST', '/api/admin/segments', { name: segmentName, constraints: [] })
     expect(segment.status).toBe(201)
-    const second = await openPage(browser, server, { as: { role: 'Editor' } })
-    await second.page.goto(`${server.origin}/projects/default/features/${other}`)
+    const second = await openPage(ui.browser, ui.server, { as: { role: 'Editor' } })
+    await second.page.goto(`${ui.server.origin}/projects/default/features/${other}`)
     await second.page.getByRole('region', { name: 'production', exact: true }).getByRole('button', { name: 'Request a new strategy' }).click()
     const dialog = second.page.getByRole('dialog', { name: 'Add strategy in production' })
     await dialog.getByRole('checkbox', { name: segmentName }).check()
@@ -335,7 +323,7 @@ describe('when a change request does not go to plan', () => {
       return { input: `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}T${pad(d.getHours())}:${pad(d.getMinutes())}`, utc: d.toISOString() }
     })
     for (const [n, approve] of [[id, true], [id2, false]] as const) {
-      await page.goto(`${server.origin}/projects/default/change-requests/${n}`)
+      await page.goto(`${ui.server.origin}/projects/default/change-requests/${n}`)
       await page.getByRole('heading', { level: 1, name: `Change request #${n}` }).waitFor()
       if (approve) {
         await page.getByRole('button', { name: 'Approve' }).click()
@@ -357,14 +345,14 @@ describe('when a change request does not go to plan', () => {
 
     // The archived flag's page is gone with it: the screen shows the request from its own read.
     reviewer.allow(404, `/api/admin/projects/default/features/${name}`)
-    await page.goto(`${server.origin}/projects/default/change-requests/${id}`)
+    await page.goto(`${ui.server.origin}/projects/default/change-requests/${id}`)
     const suspended = page.getByRole('alert').filter({ hasText: /The schedule for .* is suspended, and nothing was applied/ })
     await suspended.waitFor()
     expect(await suspended.innerText()).toMatch(/Feature has been archived/)
     await page.getByRole('button', { name: 'Reschedule' }).waitFor()
     await expectAccessible(page, 'review screen (schedule suspended)')
 
-    await page.goto(`${server.origin}/projects/default/change-requests/${id2}`)
+    await page.goto(`${ui.server.origin}/projects/default/change-requests/${id2}`)
     const failed = page.getByRole('alert').filter({ hasText: /The scheduled apply at .* failed, and nothing was applied/ })
     await failed.waitFor()
     expect(await failed.innerText()).toMatch(/names no segment/)
@@ -386,7 +374,7 @@ describe('when a change request does not go to plan', () => {
 describe('a change request\'s preview', () => {
   it('the review screen\'s Preview shows each flag as the request would make it, for each value of a field, and applies nothing', async () => {
     await guardProduction()
-    const name = await createFeature(server.t.app)
+    const name = await createFeature(ui.server.t.app)
     expect((await api('POST', `/api/admin/projects/default/features/${name}/environments/production/strategies`, { name: 'userWithId', parameters: { userIds: 'u1' } })).status).toBe(200)
     const { author, id } = await switchOnProposed(name)
     const { page } = author

@@ -4,25 +4,14 @@
  * they concern; an Editor is not offered the screen. The API judges what is stored after each
  * step, nothing after a refusal.
  */
-import type { Browser, Locator, Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Locator, Page } from 'playwright-core'
+import { describe, expect, it } from 'vitest'
 import { uniqueName } from '../helpers/app.js'
-import { apiOf, createPerson, expectAccessible, expectClean, launch, openPage, type Server, startServer } from './browser.js'
+import { apiOf, createPerson, expectAccessible, expectClean, openPage, useBrowserApp } from './browser.js'
 
-let server: Server
-let browser: Browser
+const ui = useBrowserApp()
 
-beforeAll(async () => {
-  server = await startServer()
-  browser = await launch()
-})
-
-afterAll(async () => {
-  await browser?.close()
-  await server?.close()
-})
-
-const api = apiOf(() => server)
+const api = apiOf(() => ui.server)
 
 const storedGroups = async () => (await api('GET', '/api/admin/groups')).body.groups as any[]
 
@@ -41,14 +30,14 @@ async function messagesAt (page: Page, control: Locator) {
 
 describe('groups', () => {
   it('an Admin creates a group with a role, SSO groups and a member, changes it and deletes it; refusals show at the name and store nothing', async () => {
-    const member = await createPerson(server, 'Viewer')
+    const member = await createPerson(ui.server, 'Viewer')
     const memberId = (await api('GET', '/api/admin/user-admin')).body.users.find((u: any) => u.username === member.username).id
     const taken = uniqueName('taken')
     expect((await api('POST', '/api/admin/groups', { name: taken })).status).toBe(201)
 
-    const opened = await openPage(browser, server, { as: { role: 'Admin' } })
+    const opened = await openPage(ui.browser, ui.server, { as: { role: 'Admin' } })
     const { page } = opened
-    await page.goto(`${server.origin}/projects`)
+    await page.goto(`${ui.server.origin}/projects`)
     await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Groups' }).click()
     await page.getByRole('heading', { level: 1, name: 'Groups' }).waitFor()
     expect(await page.title()).toBe('Groups · Feature flags')
@@ -133,9 +122,9 @@ describe('groups', () => {
   })
 
   it('loads by its address and is not offered to an Editor, who gets the not-allowed screen', async () => {
-    const opened = await openPage(browser, server, { as: { role: 'Editor' } })
+    const opened = await openPage(ui.browser, ui.server, { as: { role: 'Editor' } })
     const { page } = opened
-    await page.goto(`${server.origin}/groups`)
+    await page.goto(`${ui.server.origin}/groups`)
     await page.getByRole('heading', { level: 1, name: 'Not for your role' }).waitFor()
     expect(await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Groups' }).count()).toBe(0)
     expect(await page.getByRole('button', { name: 'New group' }).count()).toBe(0)

@@ -3,28 +3,16 @@
  * (a chart per environment and the same in words), and finds the stale and potentially stale
  * flags of a project with the flag list's Stale filter, which asks feature search.
  */
-import type { Browser } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { auth, createToken, json, uniqueName } from '../helpers/app.js'
-import { expectAccessible, expectClean, launch, openPage, type Server, startServer } from './browser.js'
+import { expectAccessible, expectClean, openPage, useBrowserApp } from './browser.js'
 
-let server: Server
-let browser: Browser
-
-beforeAll(async () => {
-  server = await startServer()
-  browser = await launch()
-})
-
-afterAll(async () => {
-  await browser?.close()
-  await server?.close()
-})
+const ui = useBrowserApp()
 
 const HOUR = 3_600_000
 const DAY = 24 * HOUR
 const api = async (method: 'GET' | 'POST' | 'PUT', url: string, payload?: object, secret?: string) => {
-  const res = await server.t.app.inject({ method, url, headers: secret ? { authorization: secret } : auth(), ...(payload ? { payload } : {}) })
+  const res = await ui.server.t.app.inject({ method, url, headers: secret ? { authorization: secret } : auth(), ...(payload ? { payload } : {}) })
   if (res.statusCode >= 300) throw new Error(`${method} ${url}: ${res.statusCode} ${res.body}`)
   return res.body === '' ? undefined : json(res)
 }
@@ -39,7 +27,7 @@ const createFlag = async (projectId: string, name: string, type = 'release') => 
 async function report (secret: string, appName: string, toggles: Record<string, object>, hoursAgo: number) {
   const stop = new Date(Date.now() - hoursAgo * HOUR).toISOString()
   await api('POST', '/api/client/metrics', { appName, instanceId: `${appName}-1`, bucket: { start: stop, stop, toggles } }, secret)
-  await server.t.app.usage.flush()
+  await ui.server.t.app.usage.flush()
 }
 
 describe('a flag\'s usage', () => {
@@ -47,7 +35,7 @@ describe('a flag\'s usage', () => {
     const p = await project()
     const flag = uniqueName('checkout')
     await createFlag(p, flag)
-    const [dev, prod] = [await createToken(server.t.app, { type: 'client', environment: 'development', projects: [p] }), await createToken(server.t.app, { type: 'client', environment: 'production', projects: [p] })]
+    const [dev, prod] = [await createToken(ui.server.t.app, { type: 'client', environment: 'development', projects: [p] }), await createToken(ui.server.t.app, { type: 'client', environment: 'production', projects: [p] })]
     const [web, mobile] = [uniqueName('web'), uniqueName('mobile')]
     await report(dev, web, { [flag]: { yes: 3, no: 1 } }, 1)
     await report(prod, web, { [flag]: { yes: 1200, no: 34 } }, 5)
@@ -55,9 +43,9 @@ describe('a flag\'s usage', () => {
     // Ten days ago: only in the 30 days.
     await report(dev, web, { [flag]: { yes: 50, no: 0 } }, 240)
 
-    const opened = await openPage(browser, server, { as: { role: 'Viewer' } })
+    const opened = await openPage(ui.browser, ui.server, { as: { role: 'Viewer' } })
     const { page } = opened
-    await page.goto(`${server.origin}/projects/${p}/features/${flag}`)
+    await page.goto(`${ui.server.origin}/projects/${p}/features/${flag}`)
     const usage = page.getByRole('region', { name: 'Usage' })
     await usage.getByText(`development: 3 yes and 1 no in the last 48 hours, by ${web}`, { exact: true }).waitFor()
     await usage.getByText(`production: 1,200 yes and 40 no in the last 48 hours, by ${[web, mobile].sort().join(', ')}`, { exact: true }).waitFor()
@@ -82,9 +70,9 @@ describe('a flag\'s usage', () => {
     const p = await project()
     const flag = uniqueName('unused')
     await createFlag(p, flag)
-    const opened = await openPage(browser, server, { as: { role: 'Viewer' } })
+    const opened = await openPage(ui.browser, ui.server, { as: { role: 'Viewer' } })
     const { page } = opened
-    await page.goto(`${server.origin}/projects/${p}/features/${flag}`)
+    await page.goto(`${ui.server.origin}/projects/${p}/features/${flag}`)
     await page.getByRole('region', { name: 'Usage' }).getByText('No SDK reported evaluating this flag in the last 48 hours.').waitFor()
     expectClean(opened)
     await opened.context.close()
@@ -97,15 +85,15 @@ describe('stale flags', () => {
     const [fresh, old, marked] = [uniqueName('fresh'), uniqueName('old'), uniqueName('marked')]
     for (const name of [fresh, old, marked]) await createFlag(p, name)
     // A release flag is expected to live 40 days: this one is 60 days old.
-    await server.t.database.db.updateTable('features').set({ created_at: new Date(Date.now() - 60 * DAY) } as never).where('name', '=', old).execute()
+    await ui.server.t.database.db.updateTable('features').set({ created_at: new Date(Date.now() - 60 * DAY) } as never).where('name', '=', old).execute()
 
-    const opened = await openPage(browser, server, { as: { role: 'Editor' } })
+    const opened = await openPage(ui.browser, ui.server, { as: { role: 'Editor' } })
     const { page } = opened
-    await page.goto(`${server.origin}/projects/${p}/features/${old}`)
+    await page.goto(`${ui.server.origin}/projects/${p}/features/${old}`)
     await page.getByRole('heading', { level: 1, name: old }).waitFor()
     await page.getByText('Potentially stale', { exact: true }).waitFor()
 
-    await page.goto(`${server.origin}/projects/${p}/features/${marked}`)
+    await page.goto(`${ui.server.origin}/projects/${p}/features/${marked}`)
     await page.getByRole('heading', { level: 1, name: marked }).waitFor()
     await page.getByRole('button', { name: 'Mark as stale' }).click()
     await page.getByRole('status').filter({ hasText: `${marked} marked stale` }).waitFor()
@@ -113,7 +101,7 @@ describe('stale flags', () => {
     expect((await api('GET', `/api/admin/projects/${p}/features/${marked}`)).stale).toBe(true)
     await expectAccessible(page, 'a stale flag')
 
-    await page.goto(`${server.origin}/projects/${p}`)
+    await page.goto(`${ui.server.origin}/projects/${p}`)
     await page.getByText('3 flags', { exact: true }).waitFor()
     const rows = page.getByRole('list', { name: 'Flags' }).getByRole('listitem')
     const listed = async () => (await rows.getByRole('link').allTextContents()).sort()
@@ -135,7 +123,7 @@ describe('stale flags', () => {
     expect(await page.getByLabel('Stale', { exact: true }).inputValue()).toBe('active')
 
     // Marked as not stale again, the flag leaves the stale ones.
-    await page.goto(`${server.origin}/projects/${p}/features/${marked}`)
+    await page.goto(`${ui.server.origin}/projects/${p}/features/${marked}`)
     await page.getByRole('button', { name: 'Mark as not stale' }).click()
     await page.getByRole('status').filter({ hasText: `${marked} no longer marked stale` }).waitFor()
     expect((await api('GET', `/api/admin/projects/${p}/features/${marked}`)).stale).toBe(false)

@@ -5,33 +5,22 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
+import type { Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { auth, createFeature, json, uniqueName } from '../helpers/app.js'
-import { apiOf, createPerson, DESKTOP, expectAccessible, expectClean, launch, openPage, PHONE, type Server, startServer } from './browser.js'
+import { apiOf, createPerson, DESKTOP, expectAccessible, expectClean, openPage, PHONE, useBrowserApp } from './browser.js'
 
-let server: Server
-let browser: Browser
+const ui = useBrowserApp()
 
-beforeAll(async () => {
-  server = await startServer()
-  browser = await launch()
-})
-
-afterAll(async () => {
-  await browser?.close()
-  await server?.close()
-})
-
-const api = apiOf(() => server)
+const api = apiOf(() => ui.server)
 const feature = (name: string) => api('GET', `/api/admin/projects/default/features/${name}`)
-const flagUrl = (name: string) => `${server.origin}/projects/default/features/${name}`
+const flagUrl = (name: string) => `${ui.server.origin}/projects/default/features/${name}`
 
 describe('signing in and out', () => {
   it.each([['desktop', DESKTOP], ['a 360 px phone', PHONE]])('on %s: a flag\'s address asks to sign in, Enter signs in and opens it, the menu says who and which role, Sign out ends the session', async (_label, viewport) => {
-    const person = await createPerson(server, 'Editor')
-    const flag = await createFeature(server.t.app)
-    const opened = await openPage(browser, server, { viewport })
+    const person = await createPerson(ui.server, 'Editor')
+    const flag = await createFeature(ui.server.t.app)
+    const opened = await openPage(ui.browser, ui.server, { viewport })
     const { page } = opened
     // Signed out, the page asks who is there (401), and the flag read started early is refused too.
     opened.allow(401, '/api/admin/')
@@ -64,13 +53,13 @@ describe('signing in and out', () => {
 
 describe('signed out', () => {
   it('Sign out in the user menu lands on /signed-out, which offers "Sign in again"; the old session cookie no longer works', async () => {
-    const opened = await openPage(browser, server, { as: { role: 'Editor' } })
+    const opened = await openPage(ui.browser, ui.server, { as: { role: 'Editor' } })
     const { page } = opened
-    await page.goto(`${server.origin}/projects`)
+    await page.goto(`${ui.server.origin}/projects`)
     await page.getByRole('heading', { level: 1, name: 'Projects' }).waitFor()
     const session = (await opened.context.cookies()).find((c) => c.name === 'unleash-session')
     expect(session?.value).toBeTruthy()
-    const asCookie = async () => (await server.t.app.inject({ method: 'GET', url: '/api/admin/user', headers: { cookie: `unleash-session=${session!.value}` } })).statusCode
+    const asCookie = async () => (await ui.server.t.app.inject({ method: 'GET', url: '/api/admin/user', headers: { cookie: `unleash-session=${session!.value}` } })).statusCode
     expect(await asCookie()).toBe(200)
 
     // The user menu: its summary names the person and role.
@@ -98,10 +87,10 @@ describe.each([
   ['a 360 px phone', PHONE],
 ])('on %s', (_label, viewport) => {
   it('creates a flag with "New flag", finds it by searching, and opens it by its link', async () => {
-    const opened = await openPage(browser, server, { viewport, as: { role: 'Admin' } })
+    const opened = await openPage(ui.browser, ui.server, { viewport, as: { role: 'Admin' } })
     const { page } = opened
     const name = uniqueName('checkout')
-    await page.goto(`${server.origin}/projects/default`)
+    await page.goto(`${ui.server.origin}/projects/default`)
     // The project's name comes with the projects read, after the page.
     await expect.poll(() => page.title(), { timeout: 10_000 }).toBe('Flags of Default · Feature flags')
     await page.getByRole('heading', { level: 1, name: 'Flags' }).waitFor()
@@ -135,8 +124,8 @@ describe.each([
   })
 
   it('switches a flag on in development with the keyboard alone: Tab reaches the switch, Space toggles it', async () => {
-    const name = await createFeature(server.t.app)
-    const opened = await openPage(browser, server, { viewport, as: { role: 'Admin' } })
+    const name = await createFeature(ui.server.t.app)
+    const opened = await openPage(ui.browser, ui.server, { viewport, as: { role: 'Admin' } })
     const { page } = opened
     await page.goto(flagUrl(name))
     const toggle = page.getByRole('switch', { name: 'Enabled in development' })
@@ -162,10 +151,10 @@ describe.each([
 
 describe('with the keyboard alone', () => {
   it('creates a flag: Tab to "New flag", Enter, type the name, Enter, and the flag\'s page opens', async () => {
-    const opened = await openPage(browser, server, { as: { role: 'Admin' } })
+    const opened = await openPage(ui.browser, ui.server, { as: { role: 'Admin' } })
     const { page } = opened
     const name = uniqueName('keys')
-    await page.goto(`${server.origin}/projects/default`)
+    await page.goto(`${ui.server.origin}/projects/default`)
     const button = page.getByRole('button', { name: 'New flag' })
     await button.waitFor()
     let reached = false
@@ -203,8 +192,8 @@ async function addStrategy (page: Page, environment: string) {
 
 describe('a flag, on desktop', () => {
   it('adds a gradual rollout of 30% with a constraint', async () => {
-    const name = await createFeature(server.t.app)
-    const opened = await openPage(browser, server, { as: { role: 'Admin' } })
+    const name = await createFeature(ui.server.t.app)
+    const opened = await openPage(ui.browser, ui.server, { as: { role: 'Admin' } })
     const { page } = opened
     await page.goto(flagUrl(name))
     const dialog = await addStrategy(page, 'development')
@@ -235,8 +224,8 @@ describe('a flag, on desktop', () => {
   })
 
   it('shows a refused strategy at its field, in words, and stores nothing', async () => {
-    const name = await createFeature(server.t.app)
-    const opened = await openPage(browser, server, { as: { role: 'Admin' } })
+    const name = await createFeature(ui.server.t.app)
+    const opened = await openPage(ui.browser, ui.server, { as: { role: 'Admin' } })
     const { page } = opened
     opened.allow(400, '/api/admin/projects/default/features/')
     await page.goto(flagUrl(name))
@@ -255,8 +244,8 @@ describe('a flag, on desktop', () => {
   })
 
   it('adds variants with "Add variant", "Variant name" and "Save", as a JSON Patch with If-Match', async () => {
-    const name = await createFeature(server.t.app)
-    const opened = await openPage(browser, server, { as: { role: 'Admin' } })
+    const name = await createFeature(ui.server.t.app)
+    const opened = await openPage(ui.browser, ui.server, { as: { role: 'Admin' } })
     const { page } = opened
     await page.goto(flagUrl(name))
     await page.getByRole('navigation', { name: 'Flag sections' }).getByRole('link', { name: 'Variants' }).click()
@@ -281,9 +270,9 @@ describe('a flag, on desktop', () => {
   })
 
   it('shows what changed when someone else saved the variants meanwhile, instead of overwriting them', async () => {
-    const name = await createFeature(server.t.app)
+    const name = await createFeature(ui.server.t.app)
     await api('PUT', `/api/admin/projects/default/features/${name}/environments/development/variants`, [{ name: 'a', weight: 0 }])
-    const opened = await openPage(browser, server, { as: { role: 'Admin' } })
+    const opened = await openPage(ui.browser, ui.server, { as: { role: 'Admin' } })
     const { page } = opened
     opened.allow(412, '/api/admin/projects/default/features/')
     await page.goto(`${flagUrl(name)}/variants`)
@@ -309,8 +298,8 @@ describe('a flag, on desktop', () => {
   })
 
   it('marks a flag completed as kept, after choosing "Kept" and confirming', async () => {
-    const name = await createFeature(server.t.app)
-    const opened = await openPage(browser, server, { as: { role: 'Admin' } })
+    const name = await createFeature(ui.server.t.app)
+    const opened = await openPage(ui.browser, ui.server, { as: { role: 'Admin' } })
     const { page } = opened
     await page.goto(flagUrl(name))
     await page.getByRole('button', { name: 'Mark completed' }).click()
@@ -326,16 +315,16 @@ describe('a flag, on desktop', () => {
     await page.getByText('Kept: blue').waitFor()
 
     // An SDK still evaluates it in production: the flag page warns that its code is still there.
-    const client = await server.t.app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload: { tokenName: uniqueName('sdk'), type: 'client', environment: 'production' } })
+    const client = await ui.server.t.app.inject({ method: 'POST', url: '/api/admin/api-tokens', headers: auth(), payload: { tokenName: uniqueName('sdk'), type: 'client', environment: 'production' } })
     const now = new Date().toISOString()
-    const metrics = await server.t.app.inject({
+    const metrics = await ui.server.t.app.inject({
       method: 'POST',
       url: '/api/client/metrics',
       headers: auth(json(client).secret),
       payload: { appName: 'checkout', instanceId: 'i-1', bucket: { start: now, stop: now, toggles: { [name]: { yes: 3, no: 0 } } } },
     })
     expect(metrics.statusCode).toBeLessThan(300)
-    await server.t.app.usage.flush()
+    await ui.server.t.app.usage.flush()
     await page.reload()
     const warning = page.getByRole('note').filter({ hasText: 'Completed, but SDKs still evaluate this flag.' })
     await warning.getByText(/^production: last evaluated/).waitFor()
@@ -345,10 +334,10 @@ describe('a flag, on desktop', () => {
   })
 
   it('reads the flag\'s history as sentences, each with its before and after', async () => {
-    const name = await createFeature(server.t.app)
+    const name = await createFeature(ui.server.t.app)
     await api('POST', `/api/admin/projects/default/features/${name}/environments/production/on`)
     await api('PUT', `/api/admin/projects/default/features/${name}/environments/production/variants`, [{ name: 'red', weight: 0 }])
-    const opened = await openPage(browser, server, { as: { role: 'Admin' } })
+    const opened = await openPage(ui.browser, ui.server, { as: { role: 'Admin' } })
     const { page } = opened
     await page.goto(`${flagUrl(name)}/history`)
     await page.getByRole('heading', { level: 2, name: 'History' }).waitFor()
@@ -369,9 +358,9 @@ describe('a flag, on desktop', () => {
   })
 
   it('makes a flag depend on another one, shows it, and removes the dependency', async () => {
-    const parent = await createFeature(server.t.app)
-    const child = await createFeature(server.t.app)
-    const opened = await openPage(browser, server, { as: { role: 'Admin' } })
+    const parent = await createFeature(ui.server.t.app)
+    const child = await createFeature(ui.server.t.app)
+    const opened = await openPage(ui.browser, ui.server, { as: { role: 'Admin' } })
     const { page } = opened
     await page.goto(flagUrl(child))
     await page.getByRole('button', { name: 'Add dependency' }).click()
@@ -393,11 +382,11 @@ describe('a flag, on desktop', () => {
   })
 
   it('tags a flag: the tag shows on its page and in the flag list, the Tag filter finds it, and "Remove tag" takes it off', async () => {
-    const name = await createFeature(server.t.app)
+    const name = await createFeature(ui.server.t.app)
     const type = uniqueName('release')
     expect((await api('POST', '/api/admin/tag-types', { name: type, description: 'Release train' })).status).toBe(201)
     const tags = async () => (await api('GET', `/api/admin/features/${name}/tags`)).body.tags
-    const opened = await openPage(browser, server, { as: { role: 'Admin' } })
+    const opened = await openPage(ui.browser, ui.server, { as: { role: 'Admin' } })
     const { page } = opened
     await page.goto(flagUrl(name))
     const section = page.getByRole('region', { name: 'Tags' })
@@ -436,10 +425,10 @@ describe('a flag, on desktop', () => {
   })
 
   it('gives a strategy a segment and strategy variants', async () => {
-    const name = await createFeature(server.t.app)
+    const name = await createFeature(ui.server.t.app)
     const segment = uniqueName('vip')
     const created = await api('POST', '/api/admin/segments', { name: segment, constraints: [{ contextName: 'userId', operator: 'IN', values: ['v1'] }] })
-    const opened = await openPage(browser, server, { as: { role: 'Admin' } })
+    const opened = await openPage(ui.browser, ui.server, { as: { role: 'Admin' } })
     const { page } = opened
     await page.goto(flagUrl(name))
     const dialog = await addStrategy(page, 'production')
@@ -463,8 +452,8 @@ describe('a flag, on desktop', () => {
   })
 
   it('edits a flag\'s description, type and impression data', async () => {
-    const name = await createFeature(server.t.app)
-    const opened = await openPage(browser, server, { as: { role: 'Admin' } })
+    const name = await createFeature(ui.server.t.app)
+    const opened = await openPage(ui.browser, ui.server, { as: { role: 'Admin' } })
     const { page } = opened
     await page.goto(flagUrl(name))
     await page.getByRole('button', { name: 'Edit settings' }).click()
@@ -482,8 +471,8 @@ describe('a flag, on desktop', () => {
   })
 
   it('archives a flag after a confirmation and revives it', async () => {
-    const name = await createFeature(server.t.app)
-    const opened = await openPage(browser, server, { as: { role: 'Admin' } })
+    const name = await createFeature(ui.server.t.app)
+    const opened = await openPage(ui.browser, ui.server, { as: { role: 'Admin' } })
     const { page } = opened
     await page.goto(flagUrl(name))
     await page.getByRole('button', { name: 'Archive' }).click()
@@ -501,12 +490,12 @@ describe('a flag, on desktop', () => {
   })
 
   it('loads a flag\'s own address on refresh, and every screen has a language and a title of its own, passes axe and makes no failing request', async () => {
-    const name = await createFeature(server.t.app)
-    const opened = await openPage(browser, server, { as: { role: 'Admin' } })
+    const name = await createFeature(ui.server.t.app)
+    const opened = await openPage(ui.browser, ui.server, { as: { role: 'Admin' } })
     const { page } = opened
     const titles: Record<string, string> = {}
     for (const path of [`/projects/default/features/${name}`, `/projects/default/features/${name}/variants`, `/projects/default/features/${name}/history`, '/projects', '/projects/default', '/history', '/segments', '/context', '/strategies', '/import-export', '/api-tokens', '/webhooks', '/users', '/groups', '/single-sign-on', '/playground', '/projects/default/change-requests', '/projects/default/access', '/profile', '/no-such-screen/x']) {
-      const res = await page.goto(`${server.origin}${path}`)
+      const res = await page.goto(`${ui.server.origin}${path}`)
       if (path === '/no-such-screen/x') {
         expect(res?.status()).toBe(404)
         continue
@@ -543,7 +532,7 @@ describe('import and export', () => {
     expect((await api('POST', '/api/admin/projects', { id: project, name: project })).status).toBe(201)
     expect((await api('POST', `/api/admin/projects/${project}/environments`, { environment: 'development' })).status).toBe(200)
     for (const name of flags) {
-      await createFeature(server.t.app, project, name)
+      await createFeature(ui.server.t.app, project, name)
       const base = `/api/admin/projects/${project}/features/${name}/environments/development`
       expect((await api('POST', `${base}/strategies`, { name: 'flexibleRollout', parameters: { rollout: '40', stickiness: 'default', groupId: name } })).status).toBe(200)
       expect((await api('POST', `${base}/on`)).status).toBe(200)
@@ -569,9 +558,9 @@ describe('import and export', () => {
     const goodFile = join(dir, 'good.json')
     await writeFile(goodFile, JSON.stringify(good))
 
-    const opened = await openPage(browser, server, { as: { role: 'Admin' } })
+    const opened = await openPage(ui.browser, ui.server, { as: { role: 'Admin' } })
     const { page } = opened
-    await page.goto(`${server.origin}/import-export`)
+    await page.goto(`${ui.server.origin}/import-export`)
     await page.getByRole('heading', { level: 1, name: 'Import and export' }).waitFor()
     const section = page.getByRole('region', { name: 'Import' })
     await section.getByLabel('Into project').selectOption(target)
@@ -609,9 +598,9 @@ describe('import and export', () => {
   it('downloads an export: the file parses and holds the project\'s flags', async () => {
     const flag = uniqueName('exported')
     const project = await projectWithFlags('exp', [flag])
-    const opened = await openPage(browser, server, { as: { role: 'Admin' } })
+    const opened = await openPage(ui.browser, ui.server, { as: { role: 'Admin' } })
     const { page } = opened
-    await page.goto(`${server.origin}/import-export`)
+    await page.goto(`${ui.server.origin}/import-export`)
     const section = page.getByRole('region', { name: 'Export' })
     await section.getByLabel('Project').selectOption(project)
     await section.getByLabel('Environment').selectOption('development')

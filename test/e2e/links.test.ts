@@ -3,34 +3,22 @@
  * removes it, an address that is not http(s) is refused at its field with nothing stored, and a
  * Viewer sees the links without the means to change them. Checked against what the API stores.
  */
-import type { Browser } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { auth, createFeature, json } from '../helpers/app.js'
-import { expectAccessible, expectClean, launch, openPage, type Server, startServer } from './browser.js'
+import { expectAccessible, expectClean, openPage, useBrowserApp } from './browser.js'
 
-let server: Server
-let browser: Browser
-
-beforeAll(async () => {
-  server = await startServer()
-  browser = await launch()
-})
-
-afterAll(async () => {
-  await browser?.close()
-  await server?.close()
-})
+const ui = useBrowserApp()
 
 const links = async (name: string) =>
-  json(await server.t.app.inject({ method: 'GET', url: `/api/admin/projects/default/features/${name}`, headers: auth() })).links as { url: string; title: string | null }[]
+  json(await ui.server.t.app.inject({ method: 'GET', url: `/api/admin/projects/default/features/${name}`, headers: auth() })).links as { url: string; title: string | null }[]
 
 describe('a flag\'s links', () => {
   it('an Editor adds a link with a title, follows its name, and removes it; a javascript: address is refused with nothing stored', async () => {
-    const flag = await createFeature(server.t.app)
-    const opened = await openPage(browser, server, { as: { role: 'Editor' } })
+    const flag = await createFeature(ui.server.t.app)
+    const opened = await openPage(ui.browser, ui.server, { as: { role: 'Editor' } })
     const { page } = opened
     opened.allow(400, `/api/admin/projects/default/features/${flag}/link`)
-    await page.goto(`${server.origin}/projects/default/features/${flag}`)
+    await page.goto(`${ui.server.origin}/projects/default/features/${flag}`)
     const section = page.getByRole('region', { name: 'Links' })
     await section.getByText('No links.').waitFor()
     await section.getByLabel('Link address').fill('javascript:alert(1)')
@@ -53,12 +41,12 @@ describe('a flag\'s links', () => {
   })
 
   it('a Viewer sees the links, with no Add link and no Remove', async () => {
-    const flag = await createFeature(server.t.app)
-    const added = await server.t.app.inject({ method: 'POST', url: `/api/admin/projects/default/features/${flag}/link`, headers: auth(), payload: { url: 'https://example.com/dashboard' } })
+    const flag = await createFeature(ui.server.t.app)
+    const added = await ui.server.t.app.inject({ method: 'POST', url: `/api/admin/projects/default/features/${flag}/link`, headers: auth(), payload: { url: 'https://example.com/dashboard' } })
     expect(added.statusCode).toBe(204)
-    const opened = await openPage(browser, server, { as: { role: 'Viewer' } })
+    const opened = await openPage(ui.browser, ui.server, { as: { role: 'Viewer' } })
     const { page } = opened
-    await page.goto(`${server.origin}/projects/default/features/${flag}`)
+    await page.goto(`${ui.server.origin}/projects/default/features/${flag}`)
     const section = page.getByRole('region', { name: 'Links' })
     await section.getByRole('link', { name: 'https://example.com/dashboard' }).waitFor()
     expect(await section.getByRole('button').count()).toBe(0)

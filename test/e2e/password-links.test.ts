@@ -3,25 +3,13 @@
  * set a first password, a reset link (used once), and a sign-up link that makes an account.
  * Each ends with the person signing in with what they chose.
  */
-import type { Browser } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { uniqueName } from '../helpers/app.js'
-import { apiOf, expectAccessible, expectClean, launch, type OpenPage, openPage, type Server, startServer } from './browser.js'
+import { apiOf, expectAccessible, expectClean, type OpenPage, openPage, useBrowserApp } from './browser.js'
 
-let server: Server
-let browser: Browser
+const ui = useBrowserApp()
 
-beforeAll(async () => {
-  server = await startServer()
-  browser = await launch()
-})
-
-afterAll(async () => {
-  await browser?.close()
-  await server?.close()
-})
-
-const api = apiOf(() => server)
+const api = apiOf(() => ui.server)
 
 /** Signs in through the sign-in screen the "Sign in" link leads to; true when the app opens. */
 async function signInWith (opened: OpenPage, username: string, password: string) {
@@ -40,10 +28,10 @@ describe('links handed on by an Admin', () => {
     const created = await api('POST', '/api/admin/user-admin', { email, name: 'Newcomer', rootRole: 3 })
     expect(created.status).toBe(201)
     const link = new URL(created.body.inviteLink)
-    const opened = await openPage(browser, server)
+    const opened = await openPage(ui.browser, ui.server)
     opened.allow(401, '/api/admin/')
     const { page } = opened
-    await page.goto(`${server.origin}${link.pathname}${link.search}`)
+    await page.goto(`${ui.server.origin}${link.pathname}${link.search}`)
     await page.getByRole('heading', { level: 1, name: 'Welcome: set your password' }).waitFor()
     await page.getByText('For Newcomer.').waitFor()
     await expectAccessible(page, 'set a first password')
@@ -66,12 +54,12 @@ describe('links handed on by an Admin', () => {
     const reset = await api('POST', '/api/admin/user-admin/reset-password', { id: username })
     expect(reset.status).toBe(200)
     const link = new URL(reset.body.resetPasswordUrl)
-    const opened = await openPage(browser, server)
+    const opened = await openPage(ui.browser, ui.server)
     opened.allow(401, '/api/admin/')
     opened.allow(401, '/auth/reset/validate')
     opened.allow(400, '/auth/reset/password')
     const { page } = opened
-    await page.goto(`${server.origin}${link.pathname}${link.search}`)
+    await page.goto(`${ui.server.origin}${link.pathname}${link.search}`)
     await page.getByRole('heading', { level: 1, name: 'Set a new password' }).waitFor()
     // A password the rules refuse is refused at the field, with the rule.
     await page.getByLabel('New password', { exact: true }).fill('short')
@@ -84,7 +72,7 @@ describe('links handed on by an Admin', () => {
     await page.getByRole('button', { name: 'Set password' }).click()
     await page.getByText('Your password is set.').waitFor()
     // The same link again: it does not work, and nothing changes.
-    await page.goto(`${server.origin}${link.pathname}${link.search}`)
+    await page.goto(`${ui.server.origin}${link.pathname}${link.search}`)
     await page.getByText('This link does not work any more.').waitFor()
     await expectAccessible(page, 'a used link')
     await signInWith(opened, username, second)
@@ -95,10 +83,10 @@ describe('links handed on by an Admin', () => {
     const token = await api('POST', '/api/admin/invite-link/tokens', { name: uniqueName('signup'), expiresAt: new Date(Date.now() + 86_400_000).toISOString() })
     expect(token.status).toBe(201)
     const link = new URL(token.body.url)
-    const opened = await openPage(browser, server)
+    const opened = await openPage(ui.browser, ui.server)
     opened.allow(401, '/api/admin/')
     const { page } = opened
-    await page.goto(`${server.origin}${link.pathname}${link.search}`)
+    await page.goto(`${ui.server.origin}${link.pathname}${link.search}`)
     await page.getByRole('heading', { level: 1, name: 'Create your account' }).waitFor()
     await expectAccessible(page, 'sign up')
     const email = `${uniqueName('joined')}@example.com`

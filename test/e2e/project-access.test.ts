@@ -4,25 +4,13 @@
  * what is stored after each step. The Viewer, whose switch was disabled and whose write was
  * refused before, then switches a flag of that project on. An Editor is not offered the screen.
  */
-import type { Browser } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { createFeature, uniqueName } from '../helpers/app.js'
-import { apiOf, createPerson, expectAccessible, expectClean, launch, openPage, type Server, startServer } from './browser.js'
+import { apiOf, createPerson, expectAccessible, expectClean, openPage, useBrowserApp } from './browser.js'
 
-let server: Server
-let browser: Browser
+const ui = useBrowserApp()
 
-beforeAll(async () => {
-  server = await startServer()
-  browser = await launch()
-})
-
-afterAll(async () => {
-  await browser?.close()
-  await server?.close()
-})
-
-const api = apiOf(() => server)
+const api = apiOf(() => ui.server)
 
 const userId = async (username: string) => (await api('GET', '/api/admin/user-admin')).body.users.find((u: any) => u.username === username).id as number
 
@@ -40,20 +28,20 @@ describe('project access', () => {
     const project = uniqueName('shop')
     expect((await api('POST', '/api/admin/projects', { id: project, name: project })).status).toBe(201)
     for (const environment of ['development', 'production']) expect((await api('POST', `/api/admin/projects/${project}/environments`, { environment })).status).toBe(200)
-    const flag = await createFeature(server.t.app, project)
-    const viewer = await createPerson(server, 'Viewer')
+    const flag = await createFeature(ui.server.t.app, project)
+    const viewer = await createPerson(ui.server, 'Viewer')
     const viewerId = await userId(viewer.username)
-    const someone = await createPerson(server, 'Viewer')
+    const someone = await createPerson(ui.server, 'Viewer')
     const groupName = uniqueName('checkout-team')
     const created = await api('POST', '/api/admin/groups', { name: groupName, mappingsSSO: ['okta-checkout'], users: [{ user: { id: await userId(someone.username) } }] })
     expect(created.status).toBe(201)
     const groupId = created.body.id as number
 
     // Before any role here, the Viewer's switch is disabled and the API refuses the write.
-    const own = await openPage(browser, server)
-    const login = await own.context.request.post(`${server.origin}/auth/simple/login`, { data: { username: viewer.username, password: viewer.password } })
+    const own = await openPage(ui.browser, ui.server)
+    const login = await own.context.request.post(`${ui.server.origin}/auth/simple/login`, { data: { username: viewer.username, password: viewer.password } })
     expect(login.status()).toBe(200)
-    await own.page.goto(`${server.origin}/projects/${project}/features/${flag}`)
+    await own.page.goto(`${ui.server.origin}/projects/${project}/features/${flag}`)
     const toggle = own.page.getByRole('switch', { name: 'Enabled in development' })
     await toggle.waitFor()
     expect(await toggle.isDisabled()).toBe(true)
@@ -62,9 +50,9 @@ describe('project access', () => {
     expect(refused).toBe(403)
     expect(await enabledIn(project, flag, 'development')).toBe(false)
 
-    const opened = await openPage(browser, server, { as: { role: 'Admin' } })
+    const opened = await openPage(ui.browser, ui.server, { as: { role: 'Admin' } })
     const { page } = opened
-    await page.goto(`${server.origin}/projects/${project}`)
+    await page.goto(`${ui.server.origin}/projects/${project}`)
     await page.getByRole('link', { name: 'Access', exact: true }).click()
     await page.getByRole('heading', { level: 1, name: `Access to ${project}` }).waitFor()
     expect(await page.title()).toBe(`Access to ${project} · Feature flags`)
@@ -75,7 +63,7 @@ describe('project access', () => {
     await expectAccessible(page, 'project access')
 
     // A person deleted while the dialog is open: the refusal is shown in it, nothing is stored.
-    const gone = await createPerson(server, 'Viewer')
+    const gone = await createPerson(ui.server, 'Viewer')
     const goneId = await userId(gone.username)
     await page.getByRole('button', { name: 'Add access' }).click()
     const dialog = page.getByRole('dialog', { name: 'Add access' })
@@ -140,13 +128,13 @@ describe('project access', () => {
   })
 
   it('is not offered to an Editor, who gets the not-allowed screen at its address', async () => {
-    const opened = await openPage(browser, server, { as: { role: 'Editor' } })
+    const opened = await openPage(ui.browser, ui.server, { as: { role: 'Editor' } })
     const { page } = opened
-    await page.goto(`${server.origin}/projects/default`)
+    await page.goto(`${ui.server.origin}/projects/default`)
     await page.getByRole('heading', { level: 1, name: 'Flags' }).waitFor()
     await page.getByRole('link', { name: 'Change requests' }).waitFor()
     expect(await page.getByRole('link', { name: 'Access', exact: true }).count()).toBe(0)
-    await page.goto(`${server.origin}/projects/default/access`)
+    await page.goto(`${ui.server.origin}/projects/default/access`)
     await page.getByRole('heading', { level: 1, name: 'Not for your role' }).waitFor()
     expect(await page.getByRole('button', { name: 'Add access' }).count()).toBe(0)
     await expectAccessible(page, 'project access, not allowed')
