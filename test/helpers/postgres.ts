@@ -31,14 +31,12 @@ export async function findPostgres (options: PostgresOptions = {}): Promise<Test
   const given = process.env.TEST_DATABASE_URL
   if (given) return { url: given, source: 'TEST_DATABASE_URL', stop: async () => {} }
 
-  let container: TestPostgres | undefined
-  try {
-    container = await startContainer(options)
-  } catch (error) {
-    // The runtime answered but could not start PostgreSQL twice: local binaries, when there are.
+  const container = await startContainer(options).catch((error: Error) => {
+    // The runtime answered but could not start PostgreSQL, twice: local binaries, when there are.
     if (!findPostgresBinaries()) throw error
-    console.warn(`Testcontainers could not start PostgreSQL (${(error as Error).message}): using local binaries`)
-  }
+    console.warn(`Testcontainers could not start PostgreSQL (${error.message}): using local binaries`)
+    return undefined
+  })
   if (container) return container
 
   const bin = findPostgresBinaries()
