@@ -1,7 +1,7 @@
 import { execFileSync, spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { ADMIN_SECRET } from './database.js'
 import { PASSWORD, sessionCookieOf } from './people.js'
@@ -53,6 +53,7 @@ export async function startBuiltServer (outdir: string, databaseUrl: string, env
     async stop () {
       child.kill('SIGTERM')
       await exited
+      rmSync(dirname(holds), { recursive: true, force: true })
     },
   }
 }
